@@ -1,0 +1,120 @@
+package io.purgatory.timer;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A deterministic {@link Timer} on a {@link ManualClock}, with no thread of its own: time moves
+ * only when the caller advances it, and every task that is due runs on the caller's thread before
+ * the call returns. For tests of code that uses timeouts.
+ *
+ * <p>It is the same timing wheel as {@link SystemTimer}, not a model of it. A task added with a
+ * delay of zero or less runs inside {@link #add}. {@link #advanceClock(long)} moves the clock
+ * forward by its argument, then runs what is due in deadline order. A task that throws goes to
+ * the {@link TaskErrorHandler} (default: logged) and the rest still run. Thread-safe: tasks may be
+ * added and cancelled from any thread; one thread at a time advances.
+ */
+public final class ManualTimer implements Timer {
+
+    private final ManualClock clock;
+    private final TimerEngine engine;
+    private final TaskErrorHandler errorHandler;
+    private final LongAdder failedTasks = new LongAdder();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /** A timer with a new clock reading zero, a 1 ms tick and 20 buckets per wheel. */
+    public ManualTimer() {
+        this(new ManualClock());
+    }
+
+    /** A timer on {@code clock}, with a 1 ms tick and 20 buckets per wheel. */
+    public ManualTimer(ManualClock clock) {
+        this(clock, TimerConfig.DEFAULT_TICK_MS, TimerConfig.DEFAULT_WHEEL_SIZE, TaskErrorHandler.logging());
+    }
+
+    /** A timer on {@code clock} with the given wheel geometry and error handler. */
+    public ManualTimer(ManualClock clock, long tickMs, int wheelSize, TaskErrorHandler errorHandler) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+        this.engine = new TimerEngine("manual", TimerConfig.checkTickMs(tickMs),
+                TimerConfig.checkWheelSize(wheelSize), clock, this::runTask);
+    }
+
+    @Override
+    public void add(TimerTask task) {
+        engine.schedule(Objects.requireNonNull(task, "task"));
+    }
+
+    /**
+     * Moves the clock forward by {@code timeoutMs}, then runs every task that is due. Returns true
+     * iff at least one bucket of tasks was processed. Called from inside a task, it only moves
+     * the clock; the outer call runs what became due.
+     */
+    @Override
+    public boolean advanceClock(long timeoutMs) {
+        TimerConfig.checkTimeoutMs(timeoutMs);
+        if (engine.isClosed()) {
+            throw new IllegalStateException("timer is closed");
+        }
+        clock.advanceMillis(timeoutMs);
+        ReentrantLock lock = engine.driverLock;
+        if (lock.isHeldByCurrentThread()) {
+            return false;
+        }
+        lock.lock();
+        try {
+            return !engine.isClosed() && engine.expireDue();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The clock this timer runs on. */
+    public ManualClock clock() {
+        return clock;
+    }
+
+    @Override
+    public int size() {
+        return engine.size();
+    }
+
+    /** The number of task runs that threw. */
+    public long failedTaskCount() {
+        return failedTasks.sum();
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        engine.markClosed();
+        engine.driverLock.lock();
+        try {
+            engine.cancelAll();
+        } finally {
+            engine.driverLock.unlock();
+        }
+    }
+
+    /** Checks the wheel's invariants; call with no concurrent add or cancel. */
+    long checkInvariants() {
+        return engine.checkInvariants();
+    }
+
+    TimerEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public String toString() {
+        return "ManualTimer[" + clock + ", size=" + size() + "]";
+    }
+
+    private void runTask(TimerTask task) {
+        TimerConfig.runGuarded(task, errorHandler, failedTasks::increment);
+    }
+}

@@ -1,0 +1,330 @@
+package io.purgatory.timer;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.PriorityQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The machinery shared by {@link SystemTimer} and {@link ManualTimer}: a hierarchical timing
+ * wheel owned by one driver thread at a time, fed by a lock-free inbox.
+ *
+ * <p>{@link #schedule} and {@link TimerTask#cancel()} are safe from any thread and lock-free:
+ * one CAS on the task's state and, when the wheel must change, one CAS to push the task on the
+ * inbox. Everything else runs under {@link #driverLock}: the driver drains the inbox, moving
+ * tasks in or out of buckets, then expires due buckets in deadline order.
+ */
+final class TimerEngine {
+
+    /*
+     * Implementation notes.
+     *
+     * Netty's HashedWheelTimer lets only its worker touch buckets and hands it new timeouts
+     * through an MPSC queue; Kafka's SystemTimer instead lets every thread link entries under a
+     * read lock, nested monitors and retry loops, and blocks all adds while it flushes. We take
+     * Netty's ownership with Kafka's hierarchy and bucket queue. The inbox is a Treiber stack
+     * threaded through TimerTask.inboxNext (no node allocation); the driver takes it whole.
+     *
+     * (E1) size == the number of tasks owned by this engine whose state is SCHEDULED. It changes
+     *      only with the CAS that enters or leaves SCHEDULED (TimerTask T1).
+     * (E2) Every SCHEDULED task of this engine is linked in the wheel or on the inbox (or both,
+     *      when a reschedule or cancel is pending). Checked by checkInvariants in quiescence.
+     * (E3) Relative times: now = (clock - origin) >= 0; a deadline is at most now + MAX_DELAY_MS
+     *      (2^61), so relative times stay below 2^62 for 2^62 ms of uptime.
+     * (E4) A task never runs before its deadline: deadlines are ceil(nowNanos / 1ms) + delayMs,
+     *      and a task runs only when floor(nowNanos / 1ms) >= its deadline.
+     * (E5) Wake-ups: a parked driver publishes wakeAtMs, then re-checks the inbox; a producer
+     *      pushes, then reads wakeAtMs and unparks the driver if its deadline is earlier. One of
+     *      the two always sees the other, so no wake-up is lost.
+     */
+
+    /** Runs or hands off a task that has become due. */
+    @FunctionalInterface
+    interface Dispatcher {
+        void dispatch(TimerTask task);
+    }
+
+    private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long ACTIVE = Long.MIN_VALUE;
+    private static final VarHandle INBOX;
+
+    static {
+        try {
+            INBOX = MethodHandles.lookup().findVarHandle(TimerEngine.class, "inbox", TimerTask.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Held by whichever thread drives the wheel. */
+    final ReentrantLock driverLock = new ReentrantLock();
+
+    private final String name;
+    private final Clock clock;
+    private final long originNanos;
+    private final PriorityQueue<TimerTaskList> queue =
+            new PriorityQueue<>((a, b) -> Long.compare(a.expirationMs(), b.expirationMs()));
+    private final TimingWheel wheel;
+    private final Dispatcher dispatcher;
+    private final LongAdder size = new LongAdder();
+    private final Consumer<TimerTask> reinsert = this::reinsert;
+
+    private volatile TimerTask inbox;
+    private volatile boolean closed;
+    private volatile long wakeAtMs = ACTIVE;
+    private volatile Thread parkedDriver;
+
+    TimerEngine(String name, long tickMs, int wheelSize, Clock clock, Dispatcher dispatcher) {
+        this.name = name;
+        this.clock = clock;
+        this.dispatcher = dispatcher;
+        this.originNanos = clock.nanoTime();
+        this.wheel = new TimingWheel(tickMs, wheelSize, 0L, queue, true);
+    }
+
+    String name() {
+        return name;
+    }
+
+    int size() {
+        long n = size.sum();
+        return n > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) n;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    long nowNanos() {
+        return clock.nanoTime() - originNanos; // (E3)
+    }
+
+    // ---- any thread ----
+
+    /** Schedules {@code task} at now + its delay, or dispatches it at once if that is not in the future. */
+    void schedule(TimerTask task) {
+        if (closed) {
+            throw new IllegalStateException("timer '" + name + "' is closed");
+        }
+        if (!task.bindTo(this)) {
+            throw new IllegalStateException("task " + task + " belongs to timer '" + task.owner().name
+                    + "', cannot add it to timer '" + name + "'");
+        }
+        long now = nowNanos();
+        long delayMs = task.delayMs();
+        if (delayMs <= 0) {
+            task.deadlineMs = now / NANOS_PER_MS;
+            int previous = task.moveTo(TimerTask.EXPIRED);
+            afterTransition(task, previous, TimerTask.EXPIRED);
+            dispatcher.dispatch(task);
+            return;
+        }
+        long deadlineMs = ceilMs(now) + Math.min(delayMs, Timer.MAX_DELAY_MS); // (E3), (E4)
+        task.deadlineMs = deadlineMs; // (T4)
+        int previous = task.moveTo(TimerTask.SCHEDULED);
+        afterTransition(task, previous, TimerTask.SCHEDULED);
+        if (deadlineMs <= wakeAtMs) { // (E5)
+            LockSupport.unpark(parkedDriver);
+        }
+        if (closed) { // raced with close(): it may have missed this task
+            if (task.cancelOnClose()) {
+                size.decrement();
+            }
+            throw new IllegalStateException("timer '" + name + "' is closed");
+        }
+    }
+
+    private void afterTransition(TimerTask task, int previous, int lifecycle) {
+        boolean wasScheduled = (previous & TimerTask.LIFECYCLE) == TimerTask.SCHEDULED;
+        if (lifecycle == TimerTask.SCHEDULED && !wasScheduled) {
+            size.increment(); // (E1)
+        } else if (lifecycle != TimerTask.SCHEDULED && wasScheduled) {
+            size.decrement(); // (E1)
+        }
+        boolean setBit = lifecycle == TimerTask.SCHEDULED || wasScheduled; // as TimerTask.moveTo
+        if (setBit && (previous & TimerTask.IN_INBOX) == 0) {
+            push(task); // (T2): this transition set the bit, so it pushes
+        }
+    }
+
+    /** Called by {@link TimerTask#cancel()} after its CAS won. */
+    void onCancelled(TimerTask task, boolean mustPush) {
+        size.decrement(); // (E1)
+        if (mustPush) {
+            push(task);
+        }
+    }
+
+    private void push(TimerTask task) {
+        for (;;) {
+            TimerTask head = inbox;
+            task.inboxNext = head;
+            if (INBOX.compareAndSet(this, head, task)) {
+                return;
+            }
+        }
+    }
+
+    // ---- driver (driverLock held) ----
+
+    /**
+     * Applies the inbox, then expires every bucket that is due, in deadline order, handing due
+     * tasks to the dispatcher. Returns true iff at least one bucket was processed.
+     */
+    boolean expireDue() {
+        assert driverLock.isHeldByCurrentThread();
+        boolean processed = false;
+        for (;;) {
+            drainInbox();
+            long nowMs = nowNanos() / NANOS_PER_MS;
+            TimerTaskList bucket = queue.peek();
+            if (bucket == null || bucket.expirationMs() > nowMs) {
+                wheel.advanceClock(nowMs);
+                return processed;
+            }
+            queue.poll();
+            processed = true;
+            wheel.advanceClock(bucket.expirationMs());
+            bucket.flush(reinsert);
+        }
+    }
+
+    private void drainInbox() {
+        if (inbox == null) {
+            return;
+        }
+        TimerTask task = (TimerTask) INBOX.getAndSet(this, null);
+        while (task != null) {
+            TimerTask next = task.inboxNext;
+            task.inboxNext = null;
+            int state = task.leaveInbox(); // (T2): clear the bit, then read the state
+            if (task.next != null) {
+                TimerTaskList.remove(task);
+            }
+            if (state == TimerTask.SCHEDULED && !closed) {
+                place(task);
+            }
+            task = next;
+        }
+    }
+
+    /** Re-adds a task from a flushed bucket, unless a pending change (on the inbox) owns it now. */
+    private void reinsert(TimerTask task) {
+        if (task.state() == TimerTask.SCHEDULED) { // (T3): not on the inbox
+            place(task);
+        }
+    }
+
+    private void place(TimerTask task) {
+        if (!wheel.add(task, task.deadlineMs) && task.expire()) {
+            size.decrement(); // (E1)
+            dispatcher.dispatch(task);
+        }
+    }
+
+    /** Nanoseconds until the earliest bucket is due; Long.MAX_VALUE if there is none. */
+    long nanosUntilNextDue() {
+        TimerTaskList bucket = queue.peek();
+        if (bucket == null) {
+            return Long.MAX_VALUE;
+        }
+        long dueNanos = TimingWheel.saturatedMultiply(bucket.expirationMs(), NANOS_PER_MS);
+        return dueNanos == Long.MAX_VALUE ? Long.MAX_VALUE : dueNanos - nowNanos();
+    }
+
+    /** Parks the driver for up to {@code nanos}, unless work arrived or the engine closed (E5). */
+    void parkDriver(long nanos) {
+        parkedDriver = Thread.currentThread();
+        long wakeNanos = nowNanos() + nanos;
+        wakeAtMs = wakeNanos < 0 ? Long.MAX_VALUE : wakeNanos / NANOS_PER_MS;
+        if (inbox == null && !closed) {
+            LockSupport.parkNanos(this, nanos);
+        }
+        wakeAtMs = ACTIVE;
+    }
+
+    /** Marks the engine closed and wakes a parked driver; does not wait. */
+    void markClosed() {
+        closed = true;
+        LockSupport.unpark(parkedDriver);
+    }
+
+    /** Cancels every scheduled task; they never run. Returns how many were cancelled. */
+    int cancelAll() {
+        assert driverLock.isHeldByCurrentThread() && closed;
+        int[] cancelled = {0};
+        Consumer<TimerTask> cancel = task -> {
+            if (task.cancelOnClose()) {
+                size.decrement();
+                cancelled[0]++;
+            }
+        };
+        TimerTask task = (TimerTask) INBOX.getAndSet(this, null);
+        while (task != null) {
+            TimerTask next = task.inboxNext;
+            task.inboxNext = null;
+            task.leaveInbox();
+            if (task.next != null) {
+                TimerTaskList.remove(task);
+            }
+            cancel.accept(task);
+            task = next;
+        }
+        wheel.forEachBucket(bucket -> bucket.flush(cancel));
+        queue.clear();
+        return cancelled[0];
+    }
+
+    /**
+     * Checks the wheel's invariants (W1-W3, E1-E2); tests call it in quiescence, with no
+     * concurrent add or cancel. Returns the number of tasks linked in the wheel.
+     */
+    long checkInvariants() {
+        driverLock.lock();
+        try {
+            long linked = wheel.checkInvariants();
+            long[] scheduled = {0};
+            wheel.forEachBucket(b -> b.forEach(t -> {
+                if (t.state() == TimerTask.SCHEDULED) {
+                    scheduled[0]++;
+                } else if ((t.state() & TimerTask.IN_INBOX) == 0) {
+                    throw new IllegalStateException("(T3) linked task neither scheduled nor on the inbox: " + t);
+                }
+            }));
+            for (TimerTask t = inbox; t != null; t = t.inboxNext) {
+                if ((t.state() & TimerTask.IN_INBOX) == 0) {
+                    throw new IllegalStateException("(T2) task on the inbox without its bit: " + t);
+                }
+                if ((t.state() & TimerTask.LIFECYCLE) == TimerTask.SCHEDULED) {
+                    scheduled[0]++;
+                }
+            }
+            for (TimerTaskList b : queue) {
+                if (b.expirationMs() <= wheel.currentTimeMs() && inbox == null) {
+                    throw new IllegalStateException("queued bucket already due: " + b);
+                }
+            }
+            if (scheduled[0] != size.sum()) {
+                throw new IllegalStateException("(E1/E2) size " + size.sum() + " but " + scheduled[0]
+                        + " scheduled tasks are linked or on the inbox");
+            }
+            return linked;
+        } finally {
+            driverLock.unlock();
+        }
+    }
+
+    /** The finest wheel (tests). */
+    TimingWheel wheel() {
+        return wheel;
+    }
+
+    private static long ceilMs(long nanos) {
+        long ms = nanos / NANOS_PER_MS;
+        return ms * NANOS_PER_MS == nanos ? ms : ms + 1;
+    }
+}

@@ -1,0 +1,123 @@
+package io.purgatory.timer;
+
+import java.util.function.Consumer;
+
+/**
+ * A bucket of a {@link TimingWheel}: a circular doubly linked list of tasks with a sentinel, and
+ * the time at which the bucket is due. O(1) add and remove; flush detaches the whole list at once.
+ *
+ * <p>Not thread-safe: confined to the driver of the owning {@link TimerEngine}.
+ */
+final class TimerTaskList {
+
+    /*
+     * Implementation notes.
+     *
+     * (L1) root.next .. root.prev are the linked tasks; an empty list is root <-> root.
+     * (L2) expirationMs == NONE iff the bucket is not in the engine's bucket queue; a bucket is
+     *      queued once per round and its expiration does not change while queued, so it is
+     *      re-queued only when it changes (from NONE).
+     */
+
+    static final long NONE = -1L;
+
+    private final TimerTask root = new Sentinel();
+    private long expirationMs = NONE;
+
+    TimerTaskList() {
+        root.prev = root;
+        root.next = root;
+    }
+
+    /** Appends {@code task}, which must not be linked anywhere. O(1). */
+    void add(TimerTask task) {
+        assert task.next == null && task.prev == null : "task already linked";
+        TimerTask tail = root.prev;
+        task.next = root;
+        task.prev = tail;
+        tail.next = task;
+        root.prev = task;
+    }
+
+    /** Unlinks {@code task} from whichever list holds it. O(1). */
+    static void remove(TimerTask task) {
+        TimerTask p = task.prev;
+        TimerTask n = task.next;
+        p.next = n;
+        n.prev = p;
+        task.prev = null;
+        task.next = null;
+    }
+
+    /** Detaches every task, marks the bucket unqueued (L2), then hands each task to {@code action}. */
+    void flush(Consumer<TimerTask> action) {
+        TimerTask task = root.next;
+        root.next = root;
+        root.prev = root;
+        expirationMs = NONE;
+        while (task != root) {
+            TimerTask next = task.next;
+            task.prev = null;
+            task.next = null;
+            action.accept(task);
+            task = next;
+        }
+    }
+
+    /** Sets the expiration; returns true iff it changed, i.e. the bucket must be queued (L2). */
+    boolean setExpiration(long expirationMs) {
+        if (this.expirationMs == expirationMs) {
+            return false;
+        }
+        this.expirationMs = expirationMs;
+        return true;
+    }
+
+    long expirationMs() {
+        return expirationMs;
+    }
+
+    boolean isEmpty() {
+        return root.next == root;
+    }
+
+    /** Visits every linked task (tests and invariant checks; O(n)). */
+    void forEach(Consumer<TimerTask> action) {
+        for (TimerTask t = root.next; t != root; t = t.next) {
+            action.accept(t);
+        }
+    }
+
+    /** Checks (L1): the links are consistent in both directions. */
+    void checkLinks() {
+        TimerTask t = root;
+        do {
+            if (t.next == null || t.next.prev != t) {
+                throw new IllegalStateException("broken link after " + t + " in " + this);
+            }
+            t = t.next;
+        } while (t != root);
+    }
+
+    @Override
+    public String toString() {
+        return "TimerTaskList[expirationMs=" + expirationMs + "]";
+    }
+
+    /** The list head; never scheduled, never run. */
+    private static final class Sentinel extends TimerTask {
+        Sentinel() {
+            super(0L);
+        }
+
+        @Override
+        public void run() {
+            throw new AssertionError("a sentinel never runs");
+        }
+
+        @Override
+        public String toString() {
+            return "Sentinel";
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package io.purgatory.timer;
+
+import java.util.Queue;
+import java.util.function.Consumer;
+
+/**
+ * One level of a hierarchical timing wheel: {@code wheelSize} buckets of {@code tickMs} each,
+ * spanning {@code interval = tickMs * wheelSize}, with an overflow wheel created on demand for
+ * deadlines beyond that span. Add is O(levels); the clock advances in whole ticks.
+ *
+ * <p>Not thread-safe: confined to the driver of the owning {@link TimerEngine}.
+ */
+final class TimingWheel {
+
+    /*
+     * Implementation notes.
+     *
+     * Varghese & Lauck, "Hashed and Hierarchical Timing Wheels" (1987), as Kafka applies it: the
+     * wheel does not tick; full buckets are put in a priority queue by expiration and the driver
+     * jumps to the earliest one. Times are milliseconds relative to the engine's origin, so they
+     * are >= 0 and never overflow (TimerEngine's T-notes bound them by 2^62 + uptime).
+     *
+     * A task with deadline d goes to the finest level that spans it, into the bucket of its
+     * "virtual tick" vid; the bucket index is vid % wheelSize.
+     *   Finest level: vid = ceil(d / tickMs), bucket due at vid * tickMs >= d. When it is due,
+     *   every task in it is due: a task never runs early, even by less than a tick.
+     *   Coarser levels: vid = floor(d / tickMs), bucket due at vid * tickMs <= d (its start).
+     *   When due, its tasks are re-added from the finest level at the new current time.
+     * Invariants:
+     * (W1) currentTimeMs is a multiple of tickMs; an overflow wheel's current time is <= ours.
+     * (W2) A linked task is in the bucket of its vid on the finest level that spans it, and
+     *      current/tick < vid <= current/tick + wheelSize (finest), or
+     *      current/tick < vid < current/tick + wheelSize (coarser): one vid per bucket at a time.
+     * (W3) A non-empty bucket is in the queue, with the expiration of its vid (TimerTaskList L2).
+     * Intervals saturate at Long.MAX_VALUE; a level whose interval saturates spans every delay up
+     * to Timer.MAX_DELAY_MS and never needs an overflow wheel.
+     */
+
+    private final long tickMs;
+    private final int wheelSize;
+    private final long intervalMs;
+    private final boolean finest;
+    private final TimerTaskList[] buckets;
+    private final Queue<TimerTaskList> queue;
+    private long currentTimeMs;
+    private TimingWheel overflowWheel;
+
+    TimingWheel(long tickMs, int wheelSize, long startMs, Queue<TimerTaskList> queue, boolean finest) {
+        this.tickMs = tickMs;
+        this.wheelSize = wheelSize;
+        this.intervalMs = saturatedMultiply(tickMs, wheelSize);
+        this.finest = finest;
+        this.queue = queue;
+        this.currentTimeMs = startMs - (startMs % tickMs);
+        this.buckets = new TimerTaskList[wheelSize];
+        for (int i = 0; i < wheelSize; i++) {
+            buckets[i] = new TimerTaskList();
+        }
+    }
+
+    /**
+     * Links {@code task} into the bucket for {@code deadlineMs}. Returns false iff the task is
+     * already due (its deadline is at or before the current time); the caller then runs it.
+     */
+    boolean add(TimerTask task, long deadlineMs) {
+        long untilDeadline = deadlineMs - currentTimeMs;
+        if (finest) {
+            if (untilDeadline <= 0) {
+                return false;
+            }
+            if (untilDeadline <= intervalMs) {
+                long q = deadlineMs / tickMs;
+                long vid = q * tickMs == deadlineMs ? q : q + 1;
+                link(task, vid);
+                return true;
+            }
+        } else if (untilDeadline < intervalMs) {
+            link(task, deadlineMs / tickMs);
+            return true;
+        }
+        return overflowWheel().add(task, deadlineMs);
+    }
+
+    private void link(TimerTask task, long vid) {
+        TimerTaskList bucket = buckets[(int) (vid % wheelSize)];
+        bucket.add(task);
+        long expirationMs = vid * tickMs;
+        assert bucket.expirationMs() == TimerTaskList.NONE || bucket.expirationMs() == expirationMs
+                : "(W2) two virtual ticks in one bucket";
+        if (bucket.setExpiration(expirationMs)) { // (W3)
+            queue.offer(bucket);
+        }
+    }
+
+    private TimingWheel overflowWheel() {
+        if (overflowWheel == null) {
+            overflowWheel = new TimingWheel(intervalMs, wheelSize, currentTimeMs, queue, false);
+        }
+        return overflowWheel;
+    }
+
+    /** Moves the current time to {@code timeMs} rounded down to the tick, on every level (W1). */
+    void advanceClock(long timeMs) {
+        if (timeMs - currentTimeMs >= tickMs) {
+            currentTimeMs = timeMs - (timeMs % tickMs);
+            if (overflowWheel != null) {
+                overflowWheel.advanceClock(currentTimeMs);
+            }
+        }
+    }
+
+    long currentTimeMs() {
+        return currentTimeMs;
+    }
+
+    long tickMs() {
+        return tickMs;
+    }
+
+    long intervalMs() {
+        return intervalMs;
+    }
+
+    /** The overflow wheel, or null if none was needed yet. */
+    TimingWheel overflow() {
+        return overflowWheel;
+    }
+
+    /** Visits every bucket of this level and the levels above it. */
+    void forEachBucket(Consumer<TimerTaskList> action) {
+        for (TimingWheel w = this; w != null; w = w.overflowWheel) {
+            for (TimerTaskList b : w.buckets) {
+                action.accept(b);
+            }
+        }
+    }
+
+    /** Checks (W1)-(W3) on this level and above; returns the number of linked tasks. */
+    long checkInvariants() {
+        long linked = 0;
+        if (currentTimeMs % tickMs != 0) {
+            throw new IllegalStateException("(W1) current time " + currentTimeMs + " not on tick " + tickMs);
+        }
+        if (overflowWheel != null && overflowWheel.currentTimeMs > currentTimeMs) {
+            throw new IllegalStateException("(W1) overflow wheel ahead of its lower wheel");
+        }
+        for (int i = 0; i < wheelSize; i++) {
+            linked += checkBucket(i);
+        }
+        return overflowWheel == null ? linked : linked + overflowWheel.checkInvariants();
+    }
+
+    private long checkBucket(int index) {
+        TimerTaskList bucket = buckets[index];
+        bucket.checkLinks();
+        if (bucket.isEmpty()) {
+            return 0;
+        }
+        if (bucket.expirationMs() == TimerTaskList.NONE || !queue.contains(bucket)) {
+            throw new IllegalStateException("(W3) non-empty bucket not queued: " + bucket);
+        }
+        long currentTick = currentTimeMs / tickMs;
+        long expectedVid = bucket.expirationMs() / tickMs;
+        long[] count = {0};
+        bucket.forEach(task -> {
+            long d = task.deadlineMs;
+            long vid = finest ? (d + tickMs - 1) / tickMs : d / tickMs;
+            long ahead = vid - currentTick;
+            boolean inRange = ahead >= 1 && (finest ? ahead <= wheelSize : ahead < wheelSize);
+            if (vid != expectedVid || vid % wheelSize != index || !inRange) {
+                throw new IllegalStateException("(W2) task with deadline " + d + " in bucket " + index
+                        + " expiring at " + bucket.expirationMs() + ", tick " + tickMs
+                        + ", current " + currentTimeMs);
+            }
+            count[0]++;
+        });
+        return count[0];
+    }
+
+    static long saturatedMultiply(long a, long b) {
+        long high = Math.multiplyHigh(a, b);
+        long low = a * b;
+        return (high == 0 && low >= 0) ? low : Long.MAX_VALUE;
+    }
+}
