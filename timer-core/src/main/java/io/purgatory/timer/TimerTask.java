@@ -98,8 +98,11 @@ public abstract class TimerTask implements Runnable {
         }
     }
 
-    /** Returns true iff this task's last schedule was cancelled (by {@link #cancel()} or a close). */
-    public final boolean isCancelled() {
+    /**
+     * Returns true iff this task's last schedule was cancelled (by {@link #cancel()} or a close).
+     * Subclasses that give {@link #cancel()} a wider meaning override this to match.
+     */
+    public boolean isCancelled() {
         return (state & LIFECYCLE) == CANCELLED;
     }
 

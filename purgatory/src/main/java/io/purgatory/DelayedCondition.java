@@ -1,0 +1,80 @@
+package io.purgatory;
+
+import java.util.Collection;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A wait without a subclass: completes when {@code condition} holds at a
+ * {@link DelayedOperationPurgatory#checkAndComplete} of one of its keys, or expires after its
+ * timeout; its {@link #future()} then completes with the {@link Outcome}.
+ *
+ * <pre>{@code
+ * CompletableFuture<Outcome> paid = DelayedCondition.await(waits, List.of(orderId), 30_000,
+ *         () -> payments.isPaid(orderId));
+ * // on a payment event:  payments.markPaid(orderId); waits.checkAndComplete(orderId);
+ * }</pre>
+ *
+ * <p>The future completes on the thread that settles the operation (a {@code checkAndComplete}
+ * caller, an expiration thread, or {@code close()}); use the {@code *Async} stages to move work
+ * elsewhere. The condition runs under the operation's monitor and must be quick and non-blocking;
+ * if it throws, it counts as "not yet" and the error goes to the purgatory's error handler.
+ */
+public final class DelayedCondition extends DelayedOperation {
+
+    private final BooleanSupplier condition;
+    private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+    private final CompletableFuture<Outcome> view = outcome.copy();
+
+    /**
+     * A wait for {@code condition} of at most {@code timeoutMs}.
+     *
+     * @throws IllegalArgumentException if {@code timeoutMs} is negative or too large
+     * @throws NullPointerException if {@code condition} is null
+     */
+    public DelayedCondition(long timeoutMs, BooleanSupplier condition) {
+        super(timeoutMs);
+        this.condition = Objects.requireNonNull(condition, "condition");
+    }
+
+    /**
+     * Submits a wait for {@code condition} on {@code keys} to {@code purgatory}; returns its future.
+     * If the condition already holds, the returned future is already complete.
+     */
+    public static CompletableFuture<Outcome> await(DelayedOperationPurgatory<? super DelayedCondition> purgatory,
+                                                   Collection<?> keys, long timeoutMs, BooleanSupplier condition) {
+        Objects.requireNonNull(purgatory, "purgatory");
+        DelayedCondition wait = new DelayedCondition(timeoutMs, condition);
+        purgatory.tryCompleteElseWatch(wait, keys);
+        return wait.future();
+    }
+
+    /**
+     * The outcome, once settled: {@link Outcome#COMPLETED}, {@link Outcome#EXPIRED} or
+     * {@link Outcome#CANCELLED}. Completing or cancelling this future does not affect the wait.
+     */
+    public CompletableFuture<Outcome> future() {
+        return view;
+    }
+
+    @Override
+    protected boolean tryComplete() {
+        return condition.getAsBoolean() && forceComplete();
+    }
+
+    @Override
+    protected void onComplete() {
+        outcome.complete(outcome()); // COMPLETED, or EXPIRED (set before callbacks run)
+    }
+
+    @Override
+    protected void onExpiration() {
+        // the future was completed by onComplete
+    }
+
+    @Override
+    protected void onCancel() {
+        outcome.complete(Outcome.CANCELLED);
+    }
+}

@@ -1,0 +1,312 @@
+package io.purgatory;
+
+import io.purgatory.OperationErrorHandler.Callback;
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerTask;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * An operation that waits in a {@link DelayedOperationPurgatory} until it can complete or its
+ * delay passes. Kafka's {@code DelayedOperation}, with the same three callbacks.
+ *
+ * <p>A subclass implements {@link #tryComplete()} (check the condition; if it holds, call
+ * {@link #forceComplete()} and return its result), {@link #onComplete()} (send the answer) and
+ * {@link #onExpiration()} (timeouts only), and may override {@link #onCancel()}. The operation is
+ * settled exactly once, by one of: completion ({@code onComplete}), expiry ({@code onComplete}
+ * then {@code onExpiration}) or {@link #cancel()} ({@code onCancel}). When it is settled it leaves
+ * every watch list and the timer at once.
+ *
+ * <p>Thread-safety: the purgatory calls {@code tryComplete} with the operation's monitor held,
+ * one thread at a time, and never once the operation is settled; {@code onComplete} never runs
+ * at the same time as a {@code tryComplete}. Callbacks run with no purgatory lock and no monitor
+ * held, so an {@code onComplete} may call {@code checkAndComplete} on any purgatory. Memory
+ * consistency effects: actions in a thread prior to the call that settles an operation
+ * happen-before its callbacks.
+ */
+public abstract class DelayedOperation extends TimerTask {
+
+    /*
+     * Implementation notes.
+     *
+     * One int, `state`, holds the outcome (PENDING until settled) and three flags. Every write to
+     * it happens under the operation's monitor, so writes are plain volatile stores; reads are
+     * lock-free. The monitor is needed anyway: it is what keeps tryComplete and onComplete apart
+     * (Kafka 4.1's KAFKA-19312), so the exactly-once decision is made under it rather than by a
+     * separate CAS.
+     *
+     * (D1) The outcome leaves PENDING exactly once (settle, under the monitor).
+     * (D2) tryComplete is called by the purgatory only under the monitor, with TRYING set, and
+     *      only while PENDING.
+     * (D3) Callbacks never run under the monitor of a purgatory-driven try: a settle nested in
+     *      tryComplete (TRYING set, so this thread holds the monitor) sets CALLBACKS_DUE, and the
+     *      try that set TRYING runs the callbacks after releasing the monitor. Lock order is
+     *      therefore monitor -> shard lock only; callbacks hold nothing (no deadlock when an
+     *      onComplete calls checkAndComplete, which takes other operations' monitors).
+     * (D4) Before its callbacks run, a settled operation is unlinked from its watch lists and its
+     *      timer entry is cancelled (DelayedOperationPurgatory.onSettled).
+     * (D5) WATCHED is set, under the monitor, once the operation is on its watch lists; its
+     *      watch nodes (watchNodes chain) are written only before that and read only after settle.
+     */
+
+    static final int PENDING = 0;
+    static final int OUTCOME_MASK = 3;
+    static final int TRYING = 4;
+    static final int CALLBACKS_DUE = 8;
+    static final int WATCHED = 16;
+    private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
+
+    private static final VarHandle PURGATORY;
+
+    static {
+        try {
+            PURGATORY = MethodHandles.lookup().findVarHandle(DelayedOperation.class, "purgatory",
+                    DelayedOperationPurgatory.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private volatile int state;
+    private volatile DelayedOperationPurgatory<?> purgatory;
+    /** The head of this operation's chain of watch nodes (D5). */
+    WatchNode watchNodes;
+    /** When it was watched, on the purgatory's clock; set only when metrics record durations. */
+    long watchedAtNanos;
+
+    /**
+     * Creates an operation that expires {@code delayMs} milliseconds after it is watched.
+     *
+     * @throws IllegalArgumentException if {@code delayMs} is negative or above {@link Timer#MAX_DELAY_MS}
+     */
+    protected DelayedOperation(long delayMs) {
+        super(checkDelay(delayMs));
+    }
+
+    private static long checkDelay(long delayMs) {
+        if (delayMs < 0) {
+            throw new IllegalArgumentException("delayMs must be >= 0: " + delayMs);
+        }
+        if (delayMs > Timer.MAX_DELAY_MS) {
+            throw new IllegalArgumentException("delayMs must be <= " + Timer.MAX_DELAY_MS
+                    + " (Timer.MAX_DELAY_MS); for operations that never expire build the purgatory"
+                    + " with timerEnabled(false): " + delayMs);
+        }
+        return delayMs;
+    }
+
+    /**
+     * Checks whether the operation can complete; if so, calls {@link #forceComplete()} and returns
+     * its result. Called by the purgatory with the operation's monitor held, never after it is
+     * settled. An exception counts as "not yet" and goes to the purgatory's error handler.
+     */
+    protected abstract boolean tryComplete();
+
+    /** Called exactly once when the operation is completed or expires; builds and sends the answer. */
+    protected abstract void onComplete();
+
+    /** Called after {@link #onComplete()} when the operation expired. */
+    protected abstract void onExpiration();
+
+    /** Called exactly once if the operation is cancelled, instead of the other callbacks. Does nothing by default. */
+    protected void onCancel() {
+    }
+
+    /**
+     * Completes the operation unless it is already settled. Returns true iff this call completed
+     * it. Called from {@link #tryComplete()}, {@link #onComplete()} runs right after that
+     * {@code tryComplete} returns; called elsewhere, it runs before this method returns.
+     */
+    public final boolean forceComplete() {
+        return settle(Outcome.COMPLETED);
+    }
+
+    /**
+     * Cancels the operation unless it is already settled: it leaves its watch lists and the timer
+     * and {@link #onCancel()} runs. Returns true iff this call cancelled it.
+     */
+    @Override
+    public final boolean cancel() {
+        return settle(Outcome.CANCELLED);
+    }
+
+    /** Returns true once the operation is settled, whatever the outcome. */
+    public final boolean isCompleted() {
+        return (state & OUTCOME_MASK) != PENDING;
+    }
+
+    /** Returns true iff the operation was settled by cancellation (not: its timer entry was removed). */
+    @Override
+    public final boolean isCancelled() {
+        return (state & OUTCOME_MASK) == Outcome.CANCELLED.ordinal() + 1;
+    }
+
+    /** Returns how the operation was settled, or null while it is pending. */
+    public final Outcome outcome() {
+        return OUTCOMES[state & OUTCOME_MASK];
+    }
+
+    /** The timer's expiry: expires the operation unless it is already settled. */
+    @Override
+    public final void run() {
+        settle(Outcome.EXPIRED);
+    }
+
+    // ---- for the purgatory (package-private) ----
+
+    /** Binds this operation to {@code owner}; false if it was ever submitted anywhere. */
+    final boolean bind(DelayedOperationPurgatory<?> owner) {
+        return PURGATORY.compareAndSet(this, null, owner);
+    }
+
+    final DelayedOperationPurgatory<?> purgatory() {
+        return purgatory;
+    }
+
+    final boolean isWatched() {
+        return (state & WATCHED) != 0;
+    }
+
+    /** Called by the watch action, under the monitor (D5). */
+    final void markWatched() {
+        assert Thread.holdsLock(this);
+        state |= WATCHED;
+    }
+
+    /** Removes this operation's timer entry (TimerTask's cancel, not the operation's). */
+    final void cancelTimerEntry() {
+        super.cancel();
+    }
+
+    /**
+     * Kafka's safeTryCompleteOrElse: under the monitor, tries; if still pending, runs
+     * {@code watch} and tries again. Returns true iff this call completed the operation.
+     */
+    final boolean tryCompleteElse(Runnable watch) {
+        int settledHere;
+        synchronized (this) {
+            if (isCompleted()) {
+                return false; // cancelled by another thread since it was submitted
+            }
+            state |= TRYING; // (D2)
+            try {
+                guardedTryComplete();
+                if ((state & OUTCOME_MASK) == PENDING) {
+                    watch.run();
+                    if ((state & OUTCOME_MASK) == PENDING) {
+                        guardedTryComplete();
+                    }
+                }
+            } finally {
+                settledHere = endTry();
+            }
+        }
+        return afterTry(settledHere);
+    }
+
+    /**
+     * Kafka's safeTryComplete: under the monitor, tries unless already settled. Returns true iff
+     * this call completed the operation.
+     */
+    final boolean safeTryComplete() {
+        if (isCompleted()) {
+            return false;
+        }
+        int settledHere;
+        synchronized (this) {
+            if (isCompleted()) {
+                return false;
+            }
+            state |= TRYING; // (D2)
+            try {
+                guardedTryComplete();
+            } finally {
+                settledHere = endTry();
+            }
+        }
+        return afterTry(settledHere);
+    }
+
+    private void guardedTryComplete() {
+        try {
+            tryComplete();
+        } catch (Throwable error) {
+            reportError(Callback.TRY_COMPLETE, error);
+        }
+    }
+
+    /** Clears TRYING; returns the outcome if this try settled the operation (D3), else PENDING. */
+    private int endTry() {
+        int s = state;
+        state = s & ~(TRYING | CALLBACKS_DUE);
+        return (s & CALLBACKS_DUE) != 0 ? s & OUTCOME_MASK : PENDING;
+    }
+
+    private boolean afterTry(int settledHere) {
+        if (settledHere == PENDING) {
+            return false;
+        }
+        Outcome outcome = OUTCOMES[settledHere];
+        runCallbacks(outcome); // (D3): monitor released
+        return outcome == Outcome.COMPLETED;
+    }
+
+    /** Settles the operation with {@code outcome}, exactly once (D1). True iff this call settled it. */
+    final boolean settle(Outcome outcome) {
+        if (isCompleted()) {
+            return false;
+        }
+        boolean deferred;
+        boolean watched;
+        synchronized (this) {
+            int s = state;
+            if ((s & OUTCOME_MASK) != PENDING) {
+                return false;
+            }
+            deferred = (s & TRYING) != 0; // (D3): we hold the monitor, so the try is ours
+            watched = (s & WATCHED) != 0;
+            state = s | (outcome.ordinal() + 1) | (deferred ? CALLBACKS_DUE : 0);
+        }
+        DelayedOperationPurgatory<?> owner = purgatory;
+        if (owner != null) {
+            owner.onSettled(this, outcome, watched); // (D4)
+        }
+        if (!deferred) {
+            runCallbacks(outcome);
+        }
+        return true;
+    }
+
+    private void runCallbacks(Outcome outcome) {
+        switch (outcome) {
+            case COMPLETED -> runCallback(Callback.ON_COMPLETE);
+            case EXPIRED -> {
+                runCallback(Callback.ON_COMPLETE);
+                runCallback(Callback.ON_EXPIRATION);
+            }
+            case CANCELLED -> runCallback(Callback.ON_CANCEL);
+        }
+    }
+
+    private void runCallback(Callback callback) {
+        try {
+            switch (callback) {
+                case ON_COMPLETE -> onComplete();
+                case ON_EXPIRATION -> onExpiration();
+                case ON_CANCEL -> onCancel();
+                default -> throw new AssertionError(callback);
+            }
+        } catch (Throwable error) {
+            reportError(callback, error);
+        }
+    }
+
+    private void reportError(Callback callback, Throwable error) {
+        DelayedOperationPurgatory<?> owner = purgatory;
+        if (owner != null) {
+            owner.onCallbackError(this, callback, error);
+        } else {
+            OperationErrorHandler.report(OperationErrorHandler.logging(), "(none)", this, callback, error);
+        }
+    }
+}

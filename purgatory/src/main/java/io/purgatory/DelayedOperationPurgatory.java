@@ -1,0 +1,402 @@
+package io.purgatory;
+
+import io.purgatory.OperationErrorHandler.Callback;
+import io.purgatory.timer.Clock;
+import io.purgatory.timer.Timer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds {@link DelayedOperation}s until an event completes them or their delay passes: Kafka's
+ * {@code DelayedOperationPurgatory}, with the same names and semantics, and none of its leaks.
+ *
+ * <p>{@link #tryCompleteElseWatch} tries an operation, else watches it on its keys (any objects
+ * with equals/hashCode) and on the timer; {@link #checkAndComplete} tries the operations watching
+ * a key; a reaper thread expires the rest. A settled operation leaves every watch list at once
+ * (O(keys)), so memory returns to baseline without waiting for a purge. Gauges are O(1).
+ *
+ * <p>Thread-safe. Callbacks run on the thread that settles the operation: the caller of
+ * {@code checkAndComplete} or {@code forceComplete}, a thread of the expiration executor
+ * (default: 2 daemon threads {@code <name>-expiration}; a slow {@code onExpiration} holds up only
+ * its own thread), or the caller of {@link #close()}. Memory consistency effects: actions in a
+ * thread prior to {@code checkAndComplete(key)} happen-before the {@code tryComplete} calls it
+ * makes, and prior to {@code tryCompleteElseWatch} happen-before any later callback of that
+ * operation. No wake-up is lost: an operation watched on a key before, or while, a
+ * {@code checkAndComplete} of that key runs is tried after the caller's state change.
+ */
+public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
+    private static final int SMALL_KEY_SET = 8;
+
+    private final String name;
+    private final WatcherList[] shards;
+    private final int shardMask;
+    private final Timer timer;
+    private final boolean ownsTimer;
+    private final ExecutorService ownedExecutor;
+    private final ExpiredOperationReaper reaper;
+    private final Clock clock;
+    private final int maxPending;
+    private final AtomicInteger admitted;
+    private final int purgeInterval;
+    private final ClosePolicy closePolicy;
+    private final OperationErrorHandler errorHandler;
+    private final PurgatoryCounters counters = new PurgatoryCounters();
+    private final PurgatoryMetrics metrics;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Reaper thread only. */
+    private long settledAtLastPurge;
+
+    /**
+     * A purgatory with Kafka's defaults: its own timer (1 ms tick, 20 buckets), 512 shards,
+     * purge interval 1000, reaper and timer on, operations expired on close.
+     */
+    public DelayedOperationPurgatory(String name) {
+        this(new PurgatoryBuilder<T>(name));
+    }
+
+    DelayedOperationPurgatory(PurgatoryBuilder<T> b) {
+        this.name = b.name;
+        this.shards = new WatcherList[b.shards];
+        this.shardMask = b.shards - 1;
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = new WatcherList(counters);
+        }
+        PurgatoryBuilder.TimerSetup setup = b.timerSetup();
+        this.timer = setup.timer();
+        this.ownsTimer = setup.owned();
+        this.ownedExecutor = setup.ownedExecutor();
+        this.clock = setup.clock();
+        this.reaper = b.reaperEnabled ? new ExpiredOperationReaper(name, timer, this::purgeIfNeeded) : null;
+        this.maxPending = b.maxPending;
+        this.admitted = b.maxPending > 0 ? new AtomicInteger() : null;
+        this.purgeInterval = b.purgeInterval;
+        this.closePolicy = b.closePolicy;
+        this.errorHandler = b.errorHandler;
+        this.metrics = new PurgatoryMetrics(this, counters);
+        if (b.meterRegistry != null) {
+            metrics.bindTo(b.meterRegistry);
+        }
+    }
+
+    /** Starts a builder for a purgatory named {@code name}. */
+    public static <T extends DelayedOperation> PurgatoryBuilder<T> builder(String name) {
+        return new PurgatoryBuilder<>(name);
+    }
+
+    /**
+     * Tries to complete {@code operation}; if it cannot, watches it on every key, tries once more
+     * (so no completion triggered meanwhile is missed), and adds it to the timer. The operation's
+     * monitor is held from the first try to the second. Returns true iff this call completed it.
+     *
+     * @throws NullPointerException if {@code operation}, {@code watchKeys} or a key is null
+     * @throws IllegalArgumentException if {@code watchKeys} is empty or a key's hashCode/equals throws
+     * @throws IllegalStateException if the purgatory is closed, or the operation was already
+     *         submitted (here or to another purgatory) or is already settled
+     * @throws PurgatoryFullException if {@code maxPending} operations are pending
+     */
+    public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
+        Objects.requireNonNull(operation, "operation");
+        Object[] keys = distinctKeys(watchKeys);
+        if (closed.get()) {
+            throw new IllegalStateException("purgatory '" + name + "' is closed");
+        }
+        if (operation.isCompleted()) {
+            throw new IllegalStateException("operation is already settled (" + operation.outcome() + "): " + operation);
+        }
+        admit();
+        if (!operation.bind(this)) {
+            release();
+            DelayedOperationPurgatory<?> other = operation.purgatory();
+            throw new IllegalStateException("operation was already submitted to purgatory '"
+                    + (other == null ? "?" : other.name) + "': " + operation);
+        }
+        if (reaper != null) {
+            reaper.start();
+        }
+        if (operation.tryCompleteElse(() -> watch(operation, keys))) {
+            return true;
+        }
+        if (timer != null && !operation.isCompleted()) {
+            try {
+                timer.add(operation);
+            } catch (IllegalStateException timerClosed) {
+                operation.settle(closeOutcome()); // the purgatory closed meanwhile: settle, never drop
+                return false;
+            }
+            if (operation.isCompleted()) {
+                operation.cancelTimerEntry(); // completed between the try and the add
+            }
+        }
+        return false;
+    }
+
+    /** Called by the operation under its monitor (DelayedOperation D5). */
+    private void watch(DelayedOperation operation, Object[] keys) {
+        WatchNode chain = null;
+        for (Object key : keys) {
+            try {
+                chain = shardFor(key).watch(operation, key, chain);
+            } catch (RuntimeException keyFailure) { // equals/hashCode failed after passing validation
+                LOG.error("Purgatory '{}': cannot watch {} on key {}; it stays watched on its other keys"
+                        + " and on the timer", name, operation, key, keyFailure);
+            }
+        }
+        operation.watchNodes = chain;
+        if (metrics.isBound()) {
+            operation.watchedAtNanos = clock.nanoTime();
+        }
+        operation.markWatched();
+        counters.pending.increment();
+        if (closed.get()) {
+            operation.settle(closeOutcome()); // raced with close(): settle as close would have
+        }
+    }
+
+    /**
+     * Tries every operation watching {@code key}; returns how many this call completed.
+     * Completions (and their {@code onComplete}) run on the calling thread, which must not hold
+     * locks that a {@code tryComplete} or {@code onComplete} takes.
+     */
+    public int checkAndComplete(Object key) {
+        Objects.requireNonNull(key, "key");
+        return shardFor(key).checkAndComplete(key);
+    }
+
+    /**
+     * Cancels every operation watching {@code key} (each leaves all its keys and the timer, and its
+     * {@code onCancel} runs); returns those this call cancelled. Empty if the key is unknown.
+     */
+    public List<T> cancelForKey(Object key) {
+        Objects.requireNonNull(key, "key");
+        List<T> cancelled = new ArrayList<>();
+        for (DelayedOperation operation : shardFor(key).operationsOn(key)) {
+            if (operation.cancel()) {
+                @SuppressWarnings("unchecked") // only T is ever watched here
+                T typed = (T) operation;
+                cancelled.add(typed);
+            }
+        }
+        return cancelled;
+    }
+
+    /** The number of watch entries: each pending operation once per key. O(1). */
+    public int watched() {
+        return PurgatoryCounters.toInt(counters.watched);
+    }
+
+    /** The number of pending operations (watched, not yet settled) of this purgatory. O(1). */
+    public int numDelayed() {
+        return PurgatoryCounters.toInt(counters.pending);
+    }
+
+    /** The number of keys with at least one pending operation. O(1). */
+    public int watchedKeys() {
+        return PurgatoryCounters.toInt(counters.keys);
+    }
+
+    /** A snapshot of this purgatory's counters. O(1). */
+    public PurgatoryStats stats() {
+        return new PurgatoryStats(name, numDelayed(), watched(), watchedKeys(), counters.completed.sum(),
+                counters.completedAtOnce.sum(), counters.expired.sum(), counters.cancelled.sum(),
+                counters.callbackErrorTotal(), counters.rejected.sum(), counters.purges.sum());
+    }
+
+    /** This purgatory's meters; bound already if the builder was given a registry. */
+    public PurgatoryMetrics metrics() {
+        return metrics;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Closes the purgatory: stops the reaper at once, settles every pending operation by the
+     * close policy (default: expires them, on this thread), closes the timer if it is the
+     * purgatory's own, and removes the meters. Idempotent. Afterwards
+     * {@code tryCompleteElseWatch} throws {@link IllegalStateException}.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (reaper != null) {
+            reaper.close();
+        }
+        Outcome outcome = closeOutcome();
+        for (WatcherList shard : shards) {
+            shard.forEachOperation(operation -> operation.settle(outcome));
+        }
+        if (ownsTimer) {
+            timer.close();
+        }
+        if (ownedExecutor != null) {
+            ownedExecutor.shutdown();
+        }
+        metrics.remove();
+    }
+
+    // ---- called by operations and the reaper ----
+
+    /** An operation was settled (DelayedOperation D4): unlink it everywhere and count it. */
+    void onSettled(DelayedOperation operation, Outcome outcome, boolean watched) {
+        release();
+        if (!watched) {
+            (outcome == Outcome.COMPLETED ? counters.completedAtOnce : counters.settled(outcome)).increment();
+            return;
+        }
+        if (timer != null) {
+            operation.cancelTimerEntry();
+        }
+        for (WatchNode node = operation.watchNodes; node != null; node = node.nextOfOperation) {
+            node.watchers.shard.unwatch(node);
+        }
+        counters.pending.decrement();
+        counters.settled(outcome).increment();
+        if (metrics.isBound() && operation.watchedAtNanos != 0) {
+            long now = clock.nanoTime();
+            long waited = now - operation.watchedAtNanos;
+            metrics.recordSettled(outcome, waited);
+            if (outcome == Outcome.EXPIRED) {
+                metrics.recordLateness(waited - TimeUnit.MILLISECONDS.toNanos(operation.delayMs()));
+            }
+        }
+    }
+
+    void onCallbackError(DelayedOperation operation, Callback callback, Throwable error) {
+        counters.callbackErrors[callback.ordinal()].increment();
+        OperationErrorHandler.report(errorHandler, name, operation, callback, error);
+    }
+
+    /**
+     * The purge policy, called by the reaper after each advance of the clock. Settled operations
+     * leave their lists at once, so a purge is needed only when removing an empty key failed (its
+     * hashCode or equals threw or changed): then, once {@code purgeInterval} operations have
+     * settled since the last purge, every shard is swept.
+     */
+    void purgeIfNeeded() {
+        long settled = counters.settledTotal() + counters.completedAtOnce.sum();
+        if (counters.lingeringKeys.sum() == 0 || settled - settledAtLastPurge < purgeInterval) {
+            return;
+        }
+        settledAtLastPurge = settled;
+        counters.lingeringKeys.reset();
+        int purged = 0;
+        for (WatcherList shard : shards) {
+            purged += shard.purge();
+        }
+        counters.purges.increment();
+        LOG.debug("Purgatory '{}': purged {} entries", name, purged);
+    }
+
+    /** Checks every shard's invariants and the gauges against them (tests, in quiescence). */
+    void checkInvariants() {
+        long linked = 0;
+        long keys = 0;
+        for (WatcherList shard : shards) {
+            linked += shard.checkInvariants();
+            keys += shard.keyCount();
+        }
+        if (linked != counters.watched.sum() || keys != counters.keys.sum()) {
+            throw new IllegalStateException("gauges disagree with the lists: watched " + counters.watched.sum()
+                    + " vs " + linked + " linked; keys " + counters.keys.sum() + " vs " + keys);
+        }
+    }
+
+    ExpiredOperationReaper reaper() {
+        return reaper;
+    }
+
+    Timer timer() {
+        return timer;
+    }
+
+    // ---- internals ----
+
+    private WatcherList shardFor(Object key) {
+        int h = key.hashCode();
+        return shards[(h ^ (h >>> 16)) & shardMask];
+    }
+
+    private Outcome closeOutcome() {
+        return switch (closePolicy) {
+            case EXPIRE -> Outcome.EXPIRED;
+            case COMPLETE -> Outcome.COMPLETED;
+            case CANCEL -> Outcome.CANCELLED;
+        };
+    }
+
+    private void admit() {
+        if (admitted != null && admitted.incrementAndGet() > maxPending) {
+            admitted.decrementAndGet();
+            counters.rejected.increment();
+            throw new PurgatoryFullException(name, maxPending);
+        }
+    }
+
+    private void release() {
+        if (admitted != null) {
+            admitted.decrementAndGet();
+        }
+    }
+
+    /** Validates the keys (each hashed once) and drops duplicates, keeping their order. */
+    private static Object[] distinctKeys(Collection<?> watchKeys) {
+        Objects.requireNonNull(watchKeys, "watchKeys");
+        Object[] keys = watchKeys.toArray();
+        if (keys.length == 0) {
+            throw new IllegalArgumentException("watchKeys must not be empty");
+        }
+        for (int i = 0; i < keys.length; i++) {
+            int index = i;
+            Object key = Objects.requireNonNull(keys[i], () -> "watchKeys contains null (at index " + index + ")");
+            try {
+                key.hashCode();
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("hashCode() of watch key at index " + i + " threw: " + e, e);
+            }
+        }
+        if (keys.length == 1) {
+            return keys;
+        }
+        try {
+            if (keys.length <= SMALL_KEY_SET) {
+                return distinctSmall(keys);
+            }
+            return new LinkedHashSet<>(List.of(keys)).toArray();
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("equals() or hashCode() of a watch key threw: " + e, e);
+        }
+    }
+
+    private static Object[] distinctSmall(Object[] keys) {
+        int n = 0;
+        outer:
+        for (Object key : keys) {
+            for (int j = 0; j < n; j++) {
+                if (keys[j].equals(key)) {
+                    continue outer;
+                }
+            }
+            keys[n++] = key;
+        }
+        return n == keys.length ? keys : Arrays.copyOf(keys, n);
+    }
+}

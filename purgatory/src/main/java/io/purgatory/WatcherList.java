@@ -1,0 +1,216 @@
+package io.purgatory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * One shard of a purgatory's key space: the keys hashed to it, each with its {@link Watchers}.
+ * Every structural change happens under the shard's lock; {@link #checkAndComplete} holds it only
+ * to read a key's head and tail, and calls operations with no lock held.
+ */
+final class WatcherList {
+
+    /*
+     * Implementation notes.
+     *
+     * (S1) A key is in the map iff its Watchers is non-empty, except "lingering" empty entries
+     *      whose removal failed because the key's hashCode or equals threw or changed; those are
+     *      counted and swept by purge().
+     * (S2) Lock order: an operation's monitor, then a shard lock. Nothing is called on an
+     *      operation while a shard lock is held.
+     * (S3) Happens-before for no lost wake-up: tryCompleteElseWatch links under this lock and then
+     *      tries again; checkAndComplete takes this lock before reading the list. If the checker's
+     *      lock comes first, its caller's state changes happen-before the second try; otherwise
+     *      the checker sees the new node.
+     */
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<Object, Watchers> watchersByKey = new HashMap<>();
+    private final PurgatoryCounters counters;
+
+    WatcherList(PurgatoryCounters counters) {
+        this.counters = counters;
+    }
+
+    /** Links {@code operation} on {@code key}; returns the new node, which the caller chains. */
+    WatchNode watch(DelayedOperation operation, Object key, WatchNode nextOfOperation) {
+        lock.lock();
+        try {
+            Watchers watchers = watchersByKey.get(key);
+            if (watchers == null) {
+                watchers = new Watchers(key, this);
+                watchersByKey.put(key, watchers);
+                counters.keys.increment();
+            }
+            WatchNode node = new WatchNode(operation, watchers, nextOfOperation);
+            watchers.append(node);
+            counters.watched.increment();
+            return node;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Unlinks {@code node} and drops its key if that left it empty (S1). */
+    void unwatch(WatchNode node) {
+        lock.lock();
+        try {
+            Watchers watchers = node.watchers;
+            if (!watchers.unlink(node)) {
+                return;
+            }
+            counters.watched.decrement();
+            if (watchers.isEmpty()) {
+                removeKey(watchers);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void removeKey(Watchers watchers) {
+        boolean removed;
+        try {
+            removed = watchersByKey.remove(watchers.key, watchers);
+        } catch (RuntimeException keyFailure) {
+            removed = false;
+        }
+        if (removed) {
+            counters.keys.decrement();
+        } else {
+            counters.lingeringKeys.increment(); // (S1)
+        }
+    }
+
+    /**
+     * Tries every operation watching {@code key} when the call starts; returns how many this
+     * call completed. Operations are called with no lock held (S2, S3).
+     */
+    int checkAndComplete(Object key) {
+        WatchNode first;
+        WatchNode last;
+        lock.lock();
+        try {
+            Watchers watchers = watchersByKey.get(key);
+            if (watchers == null) {
+                return 0;
+            }
+            first = watchers.head;
+            last = watchers.tail;
+        } finally {
+            lock.unlock();
+        }
+        int completed = 0;
+        for (WatchNode node = first; node != null; node = node == last ? null : node.next) {
+            if (node.operation.safeTryComplete()) {
+                completed++;
+            }
+        }
+        return completed;
+    }
+
+    /** The pending operations watching {@code key}, in watch order (a copy). */
+    List<DelayedOperation> operationsOn(Object key) {
+        lock.lock();
+        try {
+            Watchers watchers = watchersByKey.get(key);
+            List<DelayedOperation> operations = new ArrayList<>(watchers == null ? 0 : watchers.size);
+            if (watchers != null) {
+                for (WatchNode n = watchers.head; n != null; n = n.next) {
+                    operations.add(n.operation);
+                }
+            }
+            return operations;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Hands every watched operation to {@code action} (an operation on k keys of this shard k times). */
+    void forEachOperation(Consumer<DelayedOperation> action) {
+        List<DelayedOperation> operations = new ArrayList<>();
+        lock.lock();
+        try {
+            for (Watchers watchers : watchersByKey.values()) {
+                for (WatchNode n = watchers.head; n != null; n = n.next) {
+                    operations.add(n.operation);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        operations.forEach(action); // (S2): no lock held
+    }
+
+    /**
+     * Removes lingering empty keys and any settled operation still linked (neither should exist
+     * but for keys whose hashCode or equals failed). Returns the number of entries removed.
+     */
+    int purge() {
+        int purged = 0;
+        lock.lock();
+        try {
+            Iterator<Watchers> it = watchersByKey.values().iterator();
+            while (it.hasNext()) {
+                Watchers watchers = it.next();
+                for (WatchNode n = watchers.head; n != null; n = n.next) {
+                    if (n.operation.isCompleted() && watchers.unlink(n)) {
+                        counters.watched.decrement();
+                        purged++;
+                    }
+                }
+                if (watchers.isEmpty()) {
+                    it.remove(); // by the stored hash: works even if the key's hashCode changed
+                    counters.keys.decrement();
+                    purged++;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return purged;
+    }
+
+    /** Checks (S1) and the Watchers links (tests, in quiescence); returns the number of linked nodes. */
+    int checkInvariants() {
+        lock.lock();
+        try {
+            int linked = 0;
+            for (Watchers w : watchersByKey.values()) {
+                int count = 0;
+                WatchNode previous = null;
+                for (WatchNode n = w.head; n != null; n = n.next) {
+                    if (n.prev != previous || n.watchers != w) {
+                        throw new IllegalStateException("broken watch list for key " + w.key);
+                    }
+                    if (n.operation.isCompleted()) {
+                        throw new IllegalStateException("settled operation still watched on " + w.key);
+                    }
+                    previous = n;
+                    count++;
+                }
+                if (previous != w.tail || count != w.size) {
+                    throw new IllegalStateException("watch list tail or size wrong for key " + w.key);
+                }
+                linked += count;
+            }
+            return linked;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int keyCount() {
+        lock.lock();
+        try {
+            return watchersByKey.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+}
