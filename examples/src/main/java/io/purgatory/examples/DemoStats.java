@@ -1,0 +1,90 @@
+package io.purgatory.examples;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.PurgatoryStats;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/** The demo's request counters and its JSON view of the purgatories ({@code /api/stats}). */
+final class DemoStats {
+
+    final LongAdder produceRequests = new LongAdder();
+    final LongAdder fetchRequests = new LongAdder();
+    final LongAdder orders = new LongAdder();
+    private final long startNanos = System.nanoTime();
+    private final MeterRegistry registry;
+    private final ReplicaManager replicaManager;
+    private final List<DelayedOperationPurgatory<?>> purgatories;
+
+    DemoStats(MeterRegistry registry, ReplicaManager replicaManager, List<DelayedOperationPurgatory<?>> purgatories) {
+        this.registry = registry;
+        this.replicaManager = replicaManager;
+        this.purgatories = purgatories;
+    }
+
+    List<DelayedOperationPurgatory<?>> purgatories() {
+        return purgatories;
+    }
+
+    /** The given percentile (0..1) of time in purgatory for {@code outcome}, in ms; NaN if unknown. */
+    double percentileMs(String purgatory, String outcome, double percentile) {
+        Timer timer = registry.find("purgatory.operations").tags("purgatory", purgatory, "outcome", outcome).timer();
+        if (timer == null) {
+            return Double.NaN;
+        }
+        for (ValueAtPercentile v : timer.takeSnapshot().percentileValues()) {
+            if (Math.abs(v.percentile() - percentile) < 1e-9) {
+                return v.value(TimeUnit.MILLISECONDS);
+            }
+        }
+        return Double.NaN;
+    }
+
+    double maxMs(String purgatory, String outcome) {
+        Timer timer = registry.find("purgatory.operations").tags("purgatory", purgatory, "outcome", outcome).timer();
+        return timer == null ? Double.NaN : timer.max(TimeUnit.MILLISECONDS);
+    }
+
+    String toJson() {
+        Json json = new Json().beginObject()
+                .field("uptimeMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos))
+                .field("produceRequests", produceRequests.sum())
+                .field("fetchRequests", fetchRequests.sum())
+                .field("orders", orders.sum())
+                .beginArray("purgatories");
+        for (DelayedOperationPurgatory<?> p : purgatories) {
+            PurgatoryStats s = p.stats();
+            json.beginObject()
+                    .field("name", s.name())
+                    .field("pending", s.pending())
+                    .field("watched", s.watched())
+                    .field("keys", s.keys())
+                    .field("completed", s.completed() + s.completedAtOnce())
+                    .field("expired", s.expired())
+                    .field("cancelled", s.cancelled())
+                    .field("callbackErrors", s.callbackErrors())
+                    .field("rejected", s.rejected())
+                    .field("p99Ms", percentileMs(s.name(), "completed", 0.99))
+                    .endObject();
+        }
+        json.endArray().beginArray("partitions");
+        for (TopicPartition tp : replicaManager.partitions()) {
+            Partition p = replicaManager.partition(tp);
+            json.beginObject()
+                    .field("partition", tp.toString())
+                    .field("leader", p.leader())
+                    .field("highWatermark", p.highWatermark())
+                    .field("logEndOffset", p.logEndOffset())
+                    .beginArray("isr");
+            for (int replica : new java.util.TreeSet<>(p.inSyncReplicas())) {
+                json.value(replica);
+            }
+            json.endArray().endObject();
+        }
+        return json.endArray().endObject().toString();
+    }
+}

@@ -1,0 +1,234 @@
+package io.purgatory.examples;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.purgatory.examples.DelayedFetch.FetchPartitionData;
+import io.purgatory.examples.DelayedProduce.PartitionResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The demo's HTTP endpoints on 127.0.0.1: {@code POST /produce} and {@code GET /fetch} (answered
+ * from the purgatories' callbacks), {@code GET /metrics} (Prometheus text), {@code GET /api/stats}
+ * (JSON) and {@code GET /} (the dashboard). Bad parameters get 400 with a message naming them.
+ */
+final class HttpApi {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+    static final long MAX_WAIT_LIMIT_MS = 60_000;
+
+    private final ReplicaManager replicaManager;
+    private final PrometheusMeterRegistry registry;
+    private final DemoStats stats;
+    private final byte[] dashboard;
+
+    HttpApi(ReplicaManager replicaManager, PrometheusMeterRegistry registry, DemoStats stats) {
+        this.replicaManager = replicaManager;
+        this.registry = registry;
+        this.stats = stats;
+        try (InputStream in = HttpApi.class.getResourceAsStream("dashboard.html")) {
+            if (in == null) {
+                throw new IllegalStateException("dashboard.html missing from the classpath");
+            }
+            this.dashboard = in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts serving on 127.0.0.1:{@code port} (0: any free port); stop it with {@code stop(0)}. */
+    HttpServer start(int port, Executor executor) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 256);
+        server.createContext("/produce", exchange -> handle(exchange, "POST", this::produce));
+        server.createContext("/fetch", exchange -> handle(exchange, "GET", this::fetch));
+        server.createContext("/metrics", exchange -> handle(exchange, "GET", e ->
+                respond(e, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape())));
+        server.createContext("/api/stats", exchange -> handle(exchange, "GET", e ->
+                respond(e, 200, "application/json", stats.toJson())));
+        server.createContext("/", exchange -> handle(exchange, "GET", this::dashboard));
+        server.setExecutor(executor);
+        server.start();
+        return server;
+    }
+
+    @FunctionalInterface
+    private interface Handler {
+        void handle(HttpExchange exchange) throws IOException;
+    }
+
+    private void handle(HttpExchange exchange, String method, Handler handler) throws IOException {
+        try {
+            if (!exchange.getRequestMethod().equals(method)) {
+                exchange.getResponseHeaders().set("Allow", method);
+                respond(exchange, 405, "application/json", error("METHOD_NOT_ALLOWED", "use " + method));
+                return;
+            }
+            handler.handle(exchange);
+        } catch (IllegalArgumentException bad) {
+            respond(exchange, 400, "application/json", error("BAD_REQUEST", bad.getMessage()));
+        } catch (RuntimeException | IOException failure) {
+            LOG.error("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), failure);
+            respond(exchange, 500, "application/json", error("INTERNAL", String.valueOf(failure)));
+        }
+    }
+
+    private void produce(HttpExchange exchange) throws IOException {
+        Map<String, String> params = params(exchange);
+        TopicPartition tp = new TopicPartition(params.getOrDefault("topic", "demo"), intParam(params, "partition"));
+        int acks = acks(params.getOrDefault("acks", "all"));
+        long timeoutMs = longParam(params, "timeoutMs", 30_000, 0, 300_000);
+        String payload = params.get("payload");
+        if (payload == null || payload.isEmpty()) {
+            throw new IllegalArgumentException("parameter 'payload' is required and must not be empty");
+        }
+        stats.produceRequests.increment();
+        replicaManager.appendRecords(timeoutMs, acks, Map.of(tp, payload.getBytes(StandardCharsets.UTF_8)),
+                responses -> {
+                    PartitionResponse r = responses.get(tp);
+                    respondQuietly(exchange, 200, new Json().beginObject()
+                            .field("topic", tp.topic()).field("partition", tp.partition())
+                            .field("error", r.error().name()).field("offset", r.baseOffset())
+                            .endObject().toString());
+                });
+    }
+
+    private void fetch(HttpExchange exchange) throws IOException {
+        Map<String, String> params = params(exchange);
+        TopicPartition tp = new TopicPartition(params.getOrDefault("topic", "demo"), intParam(params, "partition"));
+        long offset = longParam(params, "offset", -1, 0, Long.MAX_VALUE);
+        if (offset < 0) {
+            throw new IllegalArgumentException("parameter 'offset' is required");
+        }
+        int minBytes = (int) longParam(params, "minBytes", 1, 0, Integer.MAX_VALUE);
+        long maxWaitMs = longParam(params, "maxWaitMs", 500, 0, MAX_WAIT_LIMIT_MS);
+        int maxBytes = (int) longParam(params, "maxBytes", 1 << 20, 1, 64 << 20);
+        stats.fetchRequests.increment();
+        replicaManager.fetchMessages(maxWaitMs, minBytes, maxBytes, Map.of(tp, offset), data -> {
+            FetchPartitionData d = data.get(tp);
+            Json json = new Json().beginObject()
+                    .field("topic", tp.topic()).field("partition", tp.partition())
+                    .field("error", d.error().name()).field("highWatermark", d.highWatermark())
+                    .beginArray("records");
+            long o = offset;
+            for (byte[] record : d.records()) {
+                json.beginObject().field("offset", o++)
+                        .field("value", new String(record, StandardCharsets.UTF_8)).endObject();
+            }
+            respondQuietly(exchange, 200, json.endArray().endObject().toString());
+        });
+    }
+
+    private void dashboard(HttpExchange exchange) throws IOException {
+        if (!exchange.getRequestURI().getPath().equals("/")) {
+            respond(exchange, 404, "application/json", error("NOT_FOUND", exchange.getRequestURI().getPath()));
+            return;
+        }
+        respond(exchange, 200, "text/html; charset=utf-8", dashboard);
+    }
+
+    // ---- parameters ----
+
+    /** Query-string parameters, plus a form-encoded body's (the body wins). */
+    static Map<String, String> params(HttpExchange exchange) throws IOException {
+        Map<String, String> params = new HashMap<>();
+        parseInto(exchange.getRequestURI().getRawQuery(), params);
+        String type = exchange.getRequestHeaders().getFirst("Content-Type");
+        if (type != null && type.startsWith("application/x-www-form-urlencoded")) {
+            parseInto(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8), params);
+        }
+        return params;
+    }
+
+    private static void parseInto(String encoded, Map<String, String> params) {
+        if (encoded == null || encoded.isEmpty()) {
+            return;
+        }
+        for (String pair : encoded.split("&")) {
+            int eq = pair.indexOf('=');
+            String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+            String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            params.put(key, value);
+        }
+    }
+
+    static int intParam(Map<String, String> params, String name) {
+        String raw = params.get(name);
+        if (raw == null) {
+            throw new IllegalArgumentException("parameter '" + name + "' is required");
+        }
+        try {
+            int v = Integer.parseInt(raw.trim());
+            if (v < 0) {
+                throw new IllegalArgumentException("parameter '" + name + "' must be >= 0: " + v);
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter '" + name + "' must be an integer: '" + raw + "'");
+        }
+    }
+
+    static long longParam(Map<String, String> params, String name, long dflt, long min, long max) {
+        String raw = params.get(name);
+        if (raw == null) {
+            return dflt;
+        }
+        long v;
+        try {
+            v = Long.parseLong(raw.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("parameter '" + name + "' must be an integer: '" + raw + "'");
+        }
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("parameter '" + name + "' must be between " + min + " and " + max
+                    + ": " + v);
+        }
+        return v;
+    }
+
+    static int acks(String raw) {
+        return switch (raw.trim()) {
+            case "all", "-1" -> -1;
+            case "0" -> 0;
+            case "1" -> 1;
+            default -> throw new IllegalArgumentException("parameter 'acks' must be all, -1, 0 or 1: '" + raw + "'");
+        };
+    }
+
+    // ---- responses ----
+
+    private static String error(String code, String message) {
+        return new Json().beginObject().field("error", code).field("message", message).endObject().toString();
+    }
+
+    private static void respondQuietly(HttpExchange exchange, int status, String json) {
+        try {
+            respond(exchange, status, "application/json", json);
+        } catch (IOException e) {
+            LOG.debug("client went away before its answer: {}", e.toString());
+        }
+    }
+
+    private static void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
+        respond(exchange, status, type, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void respond(HttpExchange exchange, int status, String type, byte[] body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", type);
+        exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        exchange.sendResponseHeaders(status, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+        }
+    }
+}
