@@ -91,13 +91,7 @@ public final class ManualTimer implements Timer {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        engine.markClosed();
-        engine.driverLock.lock();
-        try {
-            engine.cancelAll();
-        } finally {
-            engine.driverLock.unlock();
-        }
+        engine.close();
     }
 
     /** Checks the wheel's invariants; call with no concurrent add or cancel. */

@@ -124,13 +124,7 @@ public final class SystemTimer implements Timer {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        engine.markClosed();
-        engine.driverLock.lock();
-        try {
-            engine.cancelAll();
-        } finally {
-            engine.driverLock.unlock();
-        }
+        engine.close();
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
         }

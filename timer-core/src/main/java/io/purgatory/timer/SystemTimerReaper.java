@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
  * (Kafka's {@code SystemTimerReaper}). Other calls delegate to the wrapped timer.
  *
  * <p>Nothing runs until {@link #start()}. The thread is a daemon named after the reaper; it
- * survives anything the timer throws (logged; it backs off briefly after an unexpected error).
+ * survives anything the timer throws (logged; it backs off briefly after an unexpected error),
+ * and stops if the timer is closed under it (an {@link IllegalStateException}).
  * {@link #close()} stops the thread at once, without waiting out an idle poll, then closes the
  * wrapped timer exactly once. Thread-safe.
  */
@@ -103,6 +104,11 @@ public final class SystemTimerReaper implements Timer {
                 timer.advanceClock(WORK_TIMEOUT_MS);
             } catch (InterruptedException e) {
                 // close() interrupts us; the loop condition decides
+            } catch (IllegalStateException closedTimer) {
+                if (!closed.get()) {
+                    LOG.warn("Reaper '{}': its timer was closed directly; the reaper stops", name, closedTimer);
+                }
+                break;
             } catch (Throwable error) {
                 if (closed.get()) {
                     break;

@@ -40,7 +40,9 @@ public interface Timer extends AutoCloseable {
 
     /**
      * Stops the timer. Tasks still scheduled are cancelled: they never run. Idempotent.
-     * After it, {@link #add} throws {@link IllegalStateException}.
+     * After it, {@link #add} throws {@link IllegalStateException}. Called from a task running on
+     * the thread that drives the timer, it leaves the cancelling to that thread, which finishes
+     * it before its {@link #advanceClock} returns.
      */
     @Override
     void close();

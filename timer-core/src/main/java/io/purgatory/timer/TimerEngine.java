@@ -40,6 +40,11 @@ final class TimerEngine {
      * (E5) Wake-ups: a parked driver publishes wakeAtMs, then re-checks the inbox; a producer
      *      pushes, then reads wakeAtMs and unparks the driver if its deadline is earlier. One of
      *      the two always sees the other, so no wake-up is lost.
+     * (E6) Close marks the engine closed, then sweeps it (cancelAll) with driverLock held. From
+     *      the mark on, the driver cancels instead of placing (place), so no task is linked or
+     *      run after the sweep. A close from a task on the driving thread only marks: sweeping
+     *      mid-flush would unlink tasks from the detached bucket; expireDue sweeps at its next
+     *      turn instead, before it returns.
      */
 
     /** Runs or hands off a task that has become due. */
@@ -67,7 +72,7 @@ final class TimerEngine {
     private final Clock clock;
     private final long originNanos;
     private final PriorityQueue<TimerTaskList> queue =
-            new PriorityQueue<>((a, b) -> Long.compare(a.expirationMs(), b.expirationMs()));
+            new PriorityQueue<>(TimerTaskList.DUE_ORDER);
     private final TimingWheel wheel;
     private final Dispatcher dispatcher;
     private final LongAdder size = new LongAdder();
@@ -179,6 +184,10 @@ final class TimerEngine {
         assert driverLock.isHeldByCurrentThread();
         boolean processed = false;
         for (;;) {
+            if (closed) {
+                cancelAll(); // (E6)
+                return processed;
+            }
             drainInbox();
             long nowMs = nowNanos() / NANOS_PER_MS;
             TimerTaskList bucket = queue.peek();
@@ -205,7 +214,7 @@ final class TimerEngine {
             if (task.next != null) {
                 TimerTaskList.remove(task);
             }
-            if (state == TimerTask.SCHEDULED && !closed) {
+            if (state == TimerTask.SCHEDULED) {
                 place(task);
             }
             task = next;
@@ -220,6 +229,12 @@ final class TimerEngine {
     }
 
     private void place(TimerTask task) {
+        if (closed) { // (E6)
+            if (task.cancelOnClose()) {
+                size.decrement();
+            }
+            return;
+        }
         if (!wheel.add(task, task.deadlineMs) && task.expire()) {
             size.decrement(); // (E1)
             dispatcher.dispatch(task);
@@ -248,9 +263,26 @@ final class TimerEngine {
     }
 
     /** Marks the engine closed and wakes a parked driver; does not wait. */
-    void markClosed() {
+    private void markClosed() {
         closed = true;
         LockSupport.unpark(parkedDriver);
+    }
+
+    /**
+     * Closes the engine: marks it closed and, unless called from a task on the driving thread
+     * (which leaves the sweep to expireDue), cancels every scheduled task (E6).
+     */
+    void close() {
+        markClosed();
+        if (driverLock.isHeldByCurrentThread()) {
+            return; // (E6)
+        }
+        driverLock.lock();
+        try {
+            cancelAll();
+        } finally {
+            driverLock.unlock();
+        }
     }
 
     /** Cancels every scheduled task; they never run. Returns how many were cancelled. */

@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import java.util.Comparator;
 import java.util.function.Consumer;
 
 /**
@@ -17,14 +18,25 @@ final class TimerTaskList {
      * (L2) expirationMs == NONE iff the bucket is not in the engine's bucket queue; a bucket is
      *      queued once per round and its expiration does not change while queued, so it is
      *      re-queued only when it changes (from NONE).
+     * (L3) Buckets fall due in DUE_ORDER: by expiration and, on a tie, the finer wheel's first
+     *      (TimingWheel W2 relies on it).
      */
 
     static final long NONE = -1L;
 
+    /** The order in which queued buckets are expired (L3). */
+    static final Comparator<TimerTaskList> DUE_ORDER = (a, b) -> {
+        int byExpiration = Long.compare(a.expirationMs, b.expirationMs);
+        return byExpiration != 0 ? byExpiration : Long.compare(a.tickMs, b.tickMs);
+    };
+
     private final TimerTask root = new Sentinel();
+    /** The tick of the wheel this bucket belongs to (L3). */
+    private final long tickMs;
     private long expirationMs = NONE;
 
-    TimerTaskList() {
+    TimerTaskList(long tickMs) {
+        this.tickMs = tickMs;
         root.prev = root;
         root.next = root;
     }
@@ -101,7 +113,7 @@ final class TimerTaskList {
 
     @Override
     public String toString() {
-        return "TimerTaskList[expirationMs=" + expirationMs + "]";
+        return "TimerTaskList[tickMs=" + tickMs + ", expirationMs=" + expirationMs + "]";
     }
 
     /** The list head; never scheduled, never run. */

@@ -32,6 +32,10 @@ final class TimingWheel {
      *      current/tick < vid <= current/tick + wheelSize (finest), or
      *      current/tick < vid < current/tick + wheelSize (coarser): one vid per bucket at a time.
      * (W3) A non-empty bucket is in the queue, with the expiration of its vid (TimerTaskList L2).
+     * The finest level's range includes current/tick + wheelSize, whose bucket is that of
+     * current/tick: it is free because the current time reaches a bucket's expiration only when
+     * that bucket is flushed, the finest level's before a coarser one due at the same time
+     * (TimerTaskList L3).
      * Intervals saturate at Long.MAX_VALUE; a level whose interval saturates spans every delay up
      * to Timer.MAX_DELAY_MS and never needs an overflow wheel.
      */
@@ -54,7 +58,7 @@ final class TimingWheel {
         this.currentTimeMs = startMs - (startMs % tickMs);
         this.buckets = new TimerTaskList[wheelSize];
         for (int i = 0; i < wheelSize; i++) {
-            buckets[i] = new TimerTaskList();
+            buckets[i] = new TimerTaskList(tickMs);
         }
     }
 
@@ -163,6 +167,10 @@ final class TimingWheel {
         long expectedVid = bucket.expirationMs() / tickMs;
         long[] count = {0};
         bucket.forEach(task -> {
+            count[0]++;
+            if ((task.state() & TimerTask.IN_INBOX) != 0) {
+                return; // a pending change owns it and may have set its next deadline (TimerTask T3, T4)
+            }
             long d = task.deadlineMs;
             long vid = finest ? (d + tickMs - 1) / tickMs : d / tickMs;
             long ahead = vid - currentTick;
@@ -172,7 +180,6 @@ final class TimingWheel {
                         + " expiring at " + bucket.expirationMs() + ", tick " + tickMs
                         + ", current " + currentTimeMs);
             }
-            count[0]++;
         });
         return count[0];
     }

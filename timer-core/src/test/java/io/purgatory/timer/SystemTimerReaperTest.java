@@ -1,0 +1,282 @@
+package io.purgatory.timer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.Mockito.atLeast;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Kafka's SystemTimerReaperTest, plus the reaper's own lifecycle and failure handling. */
+class SystemTimerReaperTest {
+
+    private static final long BOUND_SECONDS = 10;
+
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+    }
+
+    private SystemTimerReaper startedReaper(Timer timer) {
+        SystemTimerReaper reaper = new SystemTimerReaper("reaper", timer).start();
+        toClose.add(reaper);
+        return reaper;
+    }
+
+    /** Counts down when it runs and remembers how long after its add that was. */
+    private static final class ExpiringTask extends TimerTask {
+        final CountDownLatch ran = new CountDownLatch(1);
+        final AtomicInteger runs = new AtomicInteger();
+        volatile long addedAtNanos;
+        volatile long ranAtNanos;
+
+        ExpiringTask(long delayMs) {
+            super(delayMs);
+        }
+
+        ExpiringTask addTo(Timer timer) {
+            addedAtNanos = System.nanoTime();
+            timer.add(this);
+            return this;
+        }
+
+        @Override
+        public void run() {
+            ranAtNanos = System.nanoTime();
+            runs.incrementAndGet();
+            ran.countDown();
+        }
+
+        void assertRanOnceAfterItsDelay() throws InterruptedException {
+            assertThat(ran.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("task with delay %d ran", delayMs()).isTrue();
+            assertThat(runs.get()).isEqualTo(1);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(ranAtNanos - addedAtNanos)).isGreaterThanOrEqualTo(delayMs());
+        }
+    }
+
+    /** A timer wrapper that counts {@link #close()} calls. */
+    private static final class CountingTimer implements Timer {
+        final Timer delegate;
+        final AtomicInteger closes = new AtomicInteger();
+
+        CountingTimer(Timer delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void add(TimerTask task) {
+            delegate.add(task);
+        }
+
+        @Override
+        public boolean advanceClock(long timeoutMs) throws InterruptedException {
+            return delegate.advanceClock(timeoutMs);
+        }
+
+        @Override
+        public int size() {
+            return delegate.size();
+        }
+
+        @Override
+        public void close() {
+            closes.incrementAndGet();
+            delegate.close();
+        }
+    }
+
+    @Test
+    void reaper_tasksAt100To300Ms_allRunDrivenOnlyByTheReaper() throws Exception {
+        SystemTimer timer = new SystemTimer("reaped");
+        SystemTimerReaper reaper = startedReaper(timer);
+
+        List<ExpiringTask> tasks = List.of(
+                new ExpiringTask(100).addTo(reaper),
+                new ExpiringTask(200).addTo(reaper),
+                new ExpiringTask(300).addTo(reaper));
+
+        for (ExpiringTask task : tasks) {
+            task.assertRanOnceAfterItsDelay();
+        }
+        assertThat(reaper.size()).isZero();
+    }
+
+    @Test
+    void close_startedReaper_closesTheTimerOnceAndTheThreadEnds() throws Exception {
+        CountingTimer timer = new CountingTimer(new SystemTimer("counted"));
+        SystemTimerReaper reaper = startedReaper(timer);
+        ExpiringTask pending = new ExpiringTask(60_000).addTo(reaper);
+        assertThat(reaper.isAlive()).isTrue();
+
+        reaper.close();
+        reaper.close();
+
+        assertThat(reaper.isAlive()).isFalse();
+        assertThat(timer.closes.get()).isEqualTo(1);
+        assertThat(pending.isCancelled()).isTrue();
+        assertThat(reaper.size()).isZero();
+    }
+
+    @Test
+    void close_neverStarted_stillClosesTheTimerOnce() {
+        CountingTimer timer = new CountingTimer(new ManualTimer());
+        SystemTimerReaper reaper = new SystemTimerReaper("idle", timer);
+
+        reaper.close();
+        reaper.close();
+
+        assertThat(timer.closes.get()).isEqualTo(1);
+        assertThat(reaper.isAlive()).isFalse();
+        assertThatThrownBy(reaper::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("idle");
+    }
+
+    @Test
+    void close_withAMockTimer_closesItExactlyOnce() throws Exception {
+        Timer timer = mock(Timer.class);
+        when(timer.advanceClock(anyLong())).thenAnswer(invocation -> {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            return false;
+        });
+        SystemTimerReaper reaper = new SystemTimerReaper("mocked", timer).start();
+
+        reaper.close();
+        reaper.close();
+
+        assertThat(reaper.isAlive()).isFalse();
+        verify(timer, times(1)).close();
+    }
+
+    @Test
+    void reaper_sharedTimer_keepsExpiringTasksAddedLater() throws Exception {
+        SystemTimer timer = new SystemTimer("shared");
+        SystemTimerReaper reaper = startedReaper(timer);
+
+        new ExpiringTask(100).addTo(reaper).assertRanOnceAfterItsDelay();
+        new ExpiringTask(200).addTo(reaper).assertRanOnceAfterItsDelay();
+        new ExpiringTask(100).addTo(reaper).assertRanOnceAfterItsDelay();
+        assertThat(reaper.size()).isZero();
+    }
+
+    @Test
+    void constructor_nullArguments_throwNpeNamingThem() {
+        assertThatNullPointerException().isThrownBy(() -> new SystemTimerReaper(null, new ManualTimer()))
+                .withMessage("name");
+        assertThatNullPointerException().isThrownBy(() -> new SystemTimerReaper("reaper", null))
+                .withMessage("timer");
+    }
+
+    @Test
+    void start_notCalled_noThreadUntilStartThenTasksRun() throws Exception {
+        SystemTimer timer = new SystemTimer("not-started");
+        SystemTimerReaper reaper = new SystemTimerReaper("not-started-reaper", timer);
+        toClose.add(reaper);
+        ExpiringTask waiting = new ExpiringTask(1).addTo(reaper);
+
+        assertThat(reaper.isAlive()).isFalse();
+        assertThat(reaper.size()).isEqualTo(1);
+
+        reaper.start();
+        waiting.assertRanOnceAfterItsDelay();
+    }
+
+    @Test
+    void start_twice_isIdempotent() throws Exception {
+        SystemTimerReaper reaper = startedReaper(new SystemTimer("twice"));
+
+        assertThat(reaper.start()).isSameAs(reaper);
+
+        assertThat(reaper.isAlive()).isTrue();
+        new ExpiringTask(5).addTo(reaper).assertRanOnceAfterItsDelay();
+    }
+
+    @Test
+    void start_newReaper_drivesOnADaemonThreadNamedAfterIt() throws Exception {
+        CountDownLatch seen = new CountDownLatch(1);
+        Thread[] driver = new Thread[1];
+        Timer timer = mock(Timer.class);
+        when(timer.advanceClock(anyLong())).thenAnswer(invocation -> {
+            driver[0] = Thread.currentThread();
+            seen.countDown();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            return false;
+        });
+        SystemTimerReaper reaper = new SystemTimerReaper("named-reaper", timer).start();
+        toClose.add(reaper);
+
+        assertThat(seen.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        reaper.close();
+
+        assertThat(driver[0].getName()).isEqualTo("named-reaper");
+        assertThat(driver[0].isDaemon()).isTrue();
+        verify(timer, atLeast(1)).advanceClock(SystemTimerReaper.WORK_TIMEOUT_MS);
+    }
+
+    @Test
+    void reaper_timerThrows_threadSurvivesAndKeepsAdvancing() throws Exception {
+        CountDownLatch callsAfterFailures = new CountDownLatch(3);
+        Timer timer = mock(Timer.class);
+        when(timer.advanceClock(anyLong()))
+                .thenThrow(new RuntimeException("expected by the test: first failure"))
+                .thenThrow(new RuntimeException("expected by the test: second failure"))
+                .thenAnswer(invocation -> {
+                    callsAfterFailures.countDown();
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                    return false;
+                });
+        SystemTimerReaper reaper = new SystemTimerReaper("survivor", timer).start();
+        toClose.add(reaper);
+
+        assertThat(callsAfterFailures.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(reaper.isAlive()).isTrue();
+
+        reaper.close();
+        assertThat(reaper.isAlive()).isFalse();
+        verify(timer, atLeast(5)).advanceClock(SystemTimerReaper.WORK_TIMEOUT_MS);
+        verify(timer, times(1)).close();
+    }
+
+    @Test
+    void reaper_wrappedTimerClosedDirectly_threadStopsInsteadOfRetrying() throws Exception {
+        SystemTimer timer = SystemTimer.builder("closed-under-reaper").build();
+        SystemTimerReaper reaper = new SystemTimerReaper("orphaned-reaper", timer).start();
+        toClose.add(reaper);
+
+        timer.close();
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+        while (reaper.isAlive() && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        assertThat(reaper.isAlive()).as("the reaper ends once its timer refuses to advance").isFalse();
+    }
+
+    @Test
+    void addAdvanceClockAndSize_notStarted_delegateToTheTimer() throws Exception {
+        ManualTimer manual = new ManualTimer();
+        SystemTimerReaper reaper = new SystemTimerReaper("delegating", manual);
+        toClose.add(reaper);
+        ExpiringTask task = new ExpiringTask(5).addTo(reaper);
+
+        assertThat(reaper.size()).isEqualTo(1);
+        assertThat(reaper.advanceClock(5)).isTrue();
+
+        assertThat(task.runs.get()).isEqualTo(1);
+        assertThat(manual.size()).isZero();
+    }
+}
