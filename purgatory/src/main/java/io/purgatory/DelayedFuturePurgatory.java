@@ -3,6 +3,7 @@ package io.purgatory;
 import io.purgatory.timer.DaemonThreads;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -17,6 +18,7 @@ public final class DelayedFuturePurgatory implements AutoCloseable {
 
     private final DelayedOperationPurgatory<DelayedFuture<?>> purgatory;
     private ExecutorService executor; // guarded by this
+    private boolean closed; // guarded by this
 
     /** A purgatory with the defaults of {@link DelayedOperationPurgatory#DelayedOperationPurgatory(String)}. */
     public DelayedFuturePurgatory(String name) {
@@ -58,13 +60,17 @@ public final class DelayedFuturePurgatory implements AutoCloseable {
     public void close() {
         purgatory.close();
         synchronized (this) {
+            closed = true;
             if (executor != null) {
                 executor.shutdown();
             }
         }
     }
 
-    private synchronized ExecutorService executor() {
+    private synchronized Executor executor() {
+        if (closed) {
+            return Runnable::run; // the purgatory settled the operation already: nothing left to wait for
+        }
         if (executor == null) {
             executor = Executors.newSingleThreadExecutor(DaemonThreads.factory("DelayedExecutor-" + purgatory.name()));
         }

@@ -47,6 +47,7 @@ public abstract class DelayedOperation extends TimerTask {
      *      timer entry is cancelled (DelayedOperationPurgatory.onSettled).
      * (D5) WATCHED is set, under the monitor, once the operation is on its watch lists; its
      *      watch nodes (watchNodes chain) are written only before that and read only after settle.
+     *      TIMED is set with it iff watchedAtNanos was recorded (any reading, zero included).
      */
 
     static final int PENDING = 0;
@@ -54,6 +55,7 @@ public abstract class DelayedOperation extends TimerTask {
     static final int TRYING = 4;
     static final int CALLBACKS_DUE = 8;
     static final int WATCHED = 16;
+    static final int TIMED = 32;
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
 
     private static final VarHandle PURGATORY;
@@ -71,7 +73,7 @@ public abstract class DelayedOperation extends TimerTask {
     private volatile DelayedOperationPurgatory<?> purgatory;
     /** The head of this operation's chain of watch nodes (D5). */
     WatchNode watchNodes;
-    /** When it was watched, on the purgatory's clock; set only when metrics record durations. */
+    /** When it was watched, on the purgatory's clock; meaningful only if TIMED is set (D5). */
     long watchedAtNanos;
 
     /**
@@ -167,10 +169,15 @@ public abstract class DelayedOperation extends TimerTask {
         return (state & WATCHED) != 0;
     }
 
-    /** Called by the watch action, under the monitor (D5). */
-    final void markWatched() {
+    /** Called by the watch action, under the monitor (D5); {@code timed}: watchedAtNanos was set. */
+    final void markWatched(boolean timed) {
         assert Thread.holdsLock(this);
-        state |= WATCHED;
+        state |= timed ? WATCHED | TIMED : WATCHED;
+    }
+
+    /** True iff watchedAtNanos holds when the operation was watched (D5). */
+    final boolean isTimed() {
+        return (state & TIMED) != 0;
     }
 
     /** Removes this operation's timer entry (TimerTask's cancel, not the operation's). */

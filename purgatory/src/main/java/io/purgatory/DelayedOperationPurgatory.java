@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +56,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     private final PurgatoryCounters counters = new PurgatoryCounters();
     private final PurgatoryMetrics metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ReentrantLock closeLock = new ReentrantLock();
     /** Reaper thread only. */
     private long settledAtLastPurge;
 
@@ -115,12 +117,13 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         if (operation.isCompleted()) {
             throw new IllegalStateException("operation is already settled (" + operation.outcome() + "): " + operation);
         }
+        if (operation.purgatory() != null) {
+            throw alreadySubmitted(operation); // checked before admit: a misuse is not a capacity rejection
+        }
         admit();
         if (!operation.bind(this)) {
             release();
-            DelayedOperationPurgatory<?> other = operation.purgatory();
-            throw new IllegalStateException("operation was already submitted to purgatory '"
-                    + (other == null ? "?" : other.name) + "': " + operation);
+            throw alreadySubmitted(operation);
         }
         if (reaper != null) {
             reaper.start();
@@ -154,10 +157,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             }
         }
         operation.watchNodes = chain;
-        if (metrics.isBound()) {
+        boolean timed = metrics.isBound();
+        if (timed) {
             operation.watchedAtNanos = clock.nanoTime();
         }
-        operation.markWatched();
+        operation.markWatched(timed);
         counters.pending.increment();
         if (closed.get()) {
             operation.settle(closeOutcome()); // raced with close(): settle as close would have
@@ -234,9 +238,18 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        closeLock.lock(); // a concurrent close() returns only once the first has settled everything
+        try {
+            if (!closed.compareAndSet(false, true)) {
+                return; // closed already, or called again from a callback settled by this close
+            }
+            closeNow();
+        } finally {
+            closeLock.unlock();
         }
+    }
+
+    private void closeNow() {
         if (reaper != null) {
             reaper.close();
         }
@@ -270,11 +283,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         counters.pending.decrement();
         counters.settled(outcome).increment();
-        if (metrics.isBound() && operation.watchedAtNanos != 0) {
+        if (metrics.isBound() && operation.isTimed()) {
             long now = clock.nanoTime();
             long waited = now - operation.watchedAtNanos;
             metrics.recordSettled(outcome, waited);
-            if (outcome == Outcome.EXPIRED) {
+            if (outcome == Outcome.EXPIRED && !closed.get()) { // expired by close() is not late
                 metrics.recordLateness(waited - TimeUnit.MILLISECONDS.toNanos(operation.delayMs()));
             }
         }
@@ -341,6 +354,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             case COMPLETE -> Outcome.COMPLETED;
             case CANCEL -> Outcome.CANCELLED;
         };
+    }
+
+    private static IllegalStateException alreadySubmitted(DelayedOperation operation) {
+        DelayedOperationPurgatory<?> other = operation.purgatory();
+        return new IllegalStateException("operation was already submitted to purgatory '"
+                + (other == null ? "?" : other.name) + "': " + operation);
     }
 
     private void admit() {

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The thread that advances a purgatory's timer (expired operations are handed to the timer's
  * executor) and, after each advance, calls the purge policy. A daemon named
- * {@code ExpirationReaper-<purgatory>}. It survives any exception (logged, brief back-off);
+ * {@code ExpirationReaper-<purgatory>}. It survives any exception (logged, brief back-off) but
+ * stops if its timer is closed under it (an {@link IllegalStateException});
  * {@link #close()} stops it at once by interrupting its wait.
  */
 final class ExpiredOperationReaper {
@@ -84,6 +85,13 @@ final class ExpiredOperationReaper {
                 purgePolicy.run();
             } catch (InterruptedException e) {
                 // close() interrupts the wait; the loop condition decides
+            } catch (IllegalStateException closedTimer) {
+                if (!closed) {
+                    LOG.warn("Expiration reaper of purgatory '{}': its timer was closed directly; the reaper"
+                            + " stops, and operations now expire only when the purgatory closes", purgatoryName,
+                            closedTimer);
+                }
+                break;
             } catch (Throwable error) {
                 if (closed) {
                     break;

@@ -42,7 +42,8 @@ public final class PurgatoryMetrics implements MeterBinder {
     /**
      * Registers the meters in {@code meterRegistry}.
      *
-     * @throws IllegalStateException if already bound, or if the purgatory is closed
+     * @throws IllegalStateException if already bound, if the purgatory is closed, or if the registry
+     *         already holds the meters of a purgatory of the same name
      */
     @Override
     public synchronized void bindTo(MeterRegistry meterRegistry) {
@@ -51,6 +52,10 @@ public final class PurgatoryMetrics implements MeterBinder {
         }
         if (purgatory.isClosed()) {
             throw new IllegalStateException("purgatory '" + purgatory.name() + "' is closed");
+        }
+        if (meterRegistry.find("purgatory.pending").tag("purgatory", purgatory.name()).meter() != null) {
+            throw new IllegalStateException("this registry already has the meters of a purgatory named '"
+                    + purgatory.name() + "': give each purgatory its own name");
         }
         Tags tags = Tags.of("purgatory", purgatory.name());
         gauge(meterRegistry, "purgatory.pending", "operations", "Operations watched and not yet settled",

@@ -1,6 +1,7 @@
 package io.purgatory.timer;
 
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,7 +51,9 @@ public final class ManualTimer implements Timer {
     /**
      * Moves the clock forward by {@code timeoutMs}, then runs every task that is due. Returns true
      * iff at least one bucket of tasks was processed. Called from inside a task, it only moves
-     * the clock; the outer call runs what became due.
+     * the clock; the outer call runs what became due. The clock stops at the end of the range a
+     * nanosecond clock can measure, 2^63 - 1 ns (about 292 years) after this timer was created:
+     * a larger total advance saturates there instead of wrapping (TimerEngine E3).
      */
     @Override
     public boolean advanceClock(long timeoutMs) {
@@ -58,7 +61,8 @@ public final class ManualTimer implements Timer {
         if (engine.isClosed()) {
             throw new IllegalStateException("timer is closed");
         }
-        clock.advanceMillis(timeoutMs);
+        long leftNanos = Long.MAX_VALUE - Math.max(0L, engine.nowNanos());
+        clock.advance(Math.min(TimeUnit.MILLISECONDS.toNanos(timeoutMs), leftNanos), TimeUnit.NANOSECONDS);
         ReentrantLock lock = engine.driverLock;
         if (lock.isHeldByCurrentThread()) {
             return false;

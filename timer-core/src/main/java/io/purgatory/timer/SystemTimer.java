@@ -4,7 +4,6 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,7 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * drives it (one thread at a time), usually a {@link SystemTimerReaper} or a purgatory's reaper.
  * Due tasks run on the executor (default: one daemon thread named {@code <name>-executor},
  * created on first use). A task that throws goes to the {@link TaskErrorHandler} and is counted;
- * a task the executor rejects runs on the driving thread instead, and is reported.
+ * a task the executor rejects (or fails to take) runs on the driving thread instead, and is reported.
  *
  * <p>{@link #close()} cancels the tasks still scheduled (they never run), lets tasks already
  * handed to the executor finish, shuts the default executor down and returns without waiting.
@@ -147,7 +146,7 @@ public final class SystemTimer implements Timer {
     private void dispatch(TimerTask task) {
         try {
             executor.execute(() -> runTask(task));
-        } catch (RejectedExecutionException rejected) {
+        } catch (RuntimeException rejected) { // RejectedExecutionException, or any failure of a user's executor
             failedTasks.increment();
             TimerConfig.report(task, rejected, errorHandler);
             runTask(task); // not lost: run it here

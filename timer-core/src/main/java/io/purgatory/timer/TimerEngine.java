@@ -34,7 +34,8 @@ final class TimerEngine {
      * (E2) Every SCHEDULED task of this engine is linked in the wheel or on the inbox (or both,
      *      when a reschedule or cancel is pending). Checked by checkInvariants in quiescence.
      * (E3) Relative times: now = (clock - origin) >= 0; a deadline is at most now + MAX_DELAY_MS
-     *      (2^61), so relative times stay below 2^62 for 2^62 ms of uptime.
+     *      (2^61), so relative times stay below 2^62 for 2^62 ms of uptime. The clock must not
+     *      move more than 2^63 - 1 ns past the origin: ManualTimer.advanceClock saturates there.
      * (E4) A task never runs before its deadline: deadlines are ceil(nowNanos / 1ms) + delayMs,
      *      and a task runs only when floor(nowNanos / 1ms) >= its deadline.
      * (E5) Wake-ups: a parked driver publishes wakeAtMs, then re-checks the inbox; a producer
@@ -207,17 +208,25 @@ final class TimerEngine {
             return;
         }
         TimerTask task = (TimerTask) INBOX.getAndSet(this, null);
-        while (task != null) {
-            TimerTask next = task.inboxNext;
-            task.inboxNext = null;
-            int state = task.leaveInbox(); // (T2): clear the bit, then read the state
-            if (task.next != null) {
-                TimerTaskList.remove(task);
+        try {
+            while (task != null) {
+                TimerTask current = task;
+                task = current.inboxNext;
+                current.inboxNext = null;
+                int state = current.leaveInbox(); // (T2): clear the bit, then read the state
+                if (current.next != null) {
+                    TimerTaskList.remove(current);
+                }
+                if (state == TimerTask.SCHEDULED) {
+                    place(current);
+                }
             }
-            if (state == TimerTask.SCHEDULED) {
-                place(task);
+        } finally {
+            while (task != null) { // only if place() threw: hand the rest back, bits still set (T2)
+                TimerTask next = task.inboxNext;
+                push(task);
+                task = next;
             }
-            task = next;
         }
     }
 

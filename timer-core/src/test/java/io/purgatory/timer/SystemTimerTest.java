@@ -322,6 +322,25 @@ class SystemTimerTest {
     }
 
     @Test
+    void add_zeroDelayAndExecutorFailingWithAnotherException_stillRunsTheTaskAndReportsIt() {
+        IllegalStateException broken = new IllegalStateException("expected by the test: executor broken");
+        SystemTimer timer = closeLater(SystemTimer.builder("broken-executor")
+                .executor(command -> {
+                    throw broken;
+                })
+                .errorHandler(recordingHandler)
+                .build());
+        LatchTask task = new LatchTask(0);
+
+        task.addTo(timer);
+
+        assertThat(task.runs.get()).as("not lost").isEqualTo(1);
+        assertThat(task.ranOn.get()).isSameAs(Thread.currentThread());
+        assertThat(failures).containsExactly(Map.entry(task, broken));
+        assertThat(timer.failedTaskCount()).isEqualTo(1L);
+    }
+
+    @Test
     void run_taskThrows_handlerIsToldAndTheTimerCarriesOn() throws Exception {
         SystemTimer timer = timer("throwing", 1, 20);
         reaper(timer);

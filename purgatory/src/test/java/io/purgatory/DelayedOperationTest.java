@@ -1,0 +1,219 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.Timer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The operation's own contract: exactly-once settlement, callback order, and the lock. */
+class DelayedOperationTest {
+
+    private final ManualTimer timer = new ManualTimer();
+    private final DelayedOperationPurgatory<MockOperation> purgatory =
+            DelayedOperationPurgatory.<MockOperation>builder("ops").timer(timer).reaperEnabled(false).build();
+
+    @AfterEach
+    void tearDown() {
+        purgatory.checkInvariants();
+        purgatory.close();
+        timer.close();
+    }
+
+    @Test
+    void constructor_negativeDelay_throwsNamingDelayMs() {
+        assertThatThrownBy(() -> new MockOperation(-1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("delayMs")
+                .hasMessageContaining("-1");
+    }
+
+    @Test
+    void constructor_delayAboveMaxDelay_throwsNamingDelayMs() {
+        assertThatThrownBy(() -> new MockOperation(Timer.MAX_DELAY_MS + 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("delayMs")
+                .hasMessageContaining(String.valueOf(Timer.MAX_DELAY_MS + 1));
+        assertThatThrownBy(() -> new MockOperation(Long.MAX_VALUE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("delayMs");
+    }
+
+    @Test
+    void constructor_delayZeroOrMaxDelay_isAccepted() {
+        assertThat(new MockOperation(0).delayMs()).isZero();
+        assertThat(new MockOperation(Timer.MAX_DELAY_MS).delayMs()).isEqualTo(Timer.MAX_DELAY_MS);
+    }
+
+    @Test
+    void tryCompleteElseWatch_zeroDelay_expiresBeforeReturning() {
+        MockOperation op = new MockOperation(0);
+
+        assertThat(purgatory.tryCompleteElseWatch(op, List.of("k"))).isFalse();
+
+        assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
+        assertThat(op.callbacks()).containsExactly("onComplete", "onExpiration");
+        assertThat(purgatory.numDelayed()).isZero();
+        assertThat(purgatory.watched()).isZero();
+    }
+
+    @Test
+    void forceComplete_pendingOperation_returnsTrueOnlyForTheFirstCall() {
+        MockOperation op = new MockOperation(1_000);
+        purgatory.tryCompleteElseWatch(op, List.of("k"));
+
+        assertThat(op.forceComplete()).isTrue();
+        assertThat(op.onCompleteCalls).as("onComplete ran before forceComplete returned").hasValue(1);
+        assertThat(op.forceComplete()).isFalse();
+        assertThat(op.cancel()).isFalse();
+        timer.advanceClock(1_000);
+
+        assertThat(op.callbacks()).containsExactly("onComplete");
+        assertThat(op.outcome()).isEqualTo(Outcome.COMPLETED);
+        assertThat(op.isCompleted()).isTrue();
+        assertThat(op.isCancelled()).isFalse();
+        assertThat(op.isScheduled()).isFalse();
+    }
+
+    @Test
+    void forceComplete_operationNeverSubmitted_completesItOnce() {
+        MockOperation op = new MockOperation(1_000);
+
+        assertThat(op.outcome()).isNull();
+        assertThat(op.isCompleted()).isFalse();
+        assertThat(op.forceComplete()).isTrue();
+        assertThat(op.forceComplete()).isFalse();
+
+        assertThat(op.callbacks()).containsExactly("onComplete");
+        assertThat(op.outcome()).isEqualTo(Outcome.COMPLETED);
+    }
+
+    @Test
+    void forceComplete_calledInsideTryComplete_runsOnCompleteAfterTryCompleteReturns() {
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        MockOperation op = new MockOperation(1_000) {
+            @Override
+            public boolean tryComplete() {
+                if (!completable) {
+                    return false;
+                }
+                boolean won = forceComplete();
+                events.add("forceComplete returned " + won);
+                events.add("tryComplete returns");
+                return won;
+            }
+
+            @Override
+            public void onComplete() {
+                events.add("onComplete, holding lock: " + Thread.holdsLock(this));
+                super.onComplete();
+            }
+        };
+        purgatory.tryCompleteElseWatch(op, List.of("k"));
+        op.completable = true;
+
+        assertThat(purgatory.checkAndComplete("k")).isEqualTo(1);
+
+        assertThat(events).containsExactly("forceComplete returned true", "tryComplete returns",
+                "onComplete, holding lock: false");
+    }
+
+    @Test
+    void tryComplete_cancelsItsOwnOperation_runsOnCancelOnlyAndNothingIsWatched() {
+        MockOperation op = new MockOperation(1_000) {
+            @Override
+            public boolean tryComplete() {
+                tryCompleteCalls.incrementAndGet();
+                cancel();
+                return false;
+            }
+        };
+
+        assertThat(purgatory.tryCompleteElseWatch(op, List.of("k"))).isFalse();
+
+        assertThat(op.tryCompleteCalls).as("no second try once settled").hasValue(1);
+        assertThat(op.callbacks()).containsExactly("onCancel");
+        assertThat(op.callbackUnderLockOrDuringTry).isFalse();
+        assertThat(purgatory.watched()).isZero();
+        assertThat(purgatory.numDelayed()).isZero();
+        assertThat(timer.size()).isZero();
+        assertThat(purgatory.stats().cancelled()).isEqualTo(1);
+    }
+
+    @Test
+    void expiry_whileTryCompleteRunsOnAnotherThread_waitsForItThenRunsOnComplete() throws Exception {
+        CountDownLatch inTryComplete = new CountDownLatch(1);
+        CountDownLatch releaseTryComplete = new CountDownLatch(1);
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        MockOperation op = new MockOperation(10) {
+            @Override
+            public boolean tryComplete() {
+                if (tryCompleteCalls.incrementAndGet() <= 2) {
+                    return false; // the tries of tryCompleteElseWatch
+                }
+                events.add("tryComplete start");
+                inTryComplete.countDown();
+                try {
+                    releaseTryComplete.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                events.add("tryComplete end");
+                return false;
+            }
+
+            @Override
+            public void onComplete() {
+                events.add("onComplete");
+                super.onComplete();
+            }
+        };
+        purgatory.tryCompleteElseWatch(op, List.of("k"));
+        Thread checker = new Thread(() -> purgatory.checkAndComplete("k"), "checker");
+        checker.start();
+        TestThreads.await(inTryComplete, "tryComplete");
+        Thread expirer = new Thread(() -> timer.advanceClock(10), "expirer");
+        expirer.start();
+        awaitState(expirer, Thread.State.BLOCKED); // on the operation's monitor
+
+        assertThat(op.isCompleted()).isFalse();
+        releaseTryComplete.countDown();
+        TestThreads.joinAll(List.of(checker, expirer));
+
+        assertThat(events).containsExactly("tryComplete start", "tryComplete end", "onComplete");
+        assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
+        assertThat(op.callbacks()).containsExactly("onComplete", "onExpiration");
+    }
+
+    @Test
+    void isCancelled_completedOrExpiredOperation_isFalse() {
+        MockOperation completed = new MockOperation(10);
+        MockOperation expired = new MockOperation(10);
+        purgatory.tryCompleteElseWatch(completed, List.of("k"));
+        purgatory.tryCompleteElseWatch(expired, List.of("k"));
+
+        completed.forceComplete(); // removes its timer entry, which is not a cancellation of the operation
+        timer.advanceClock(10);
+
+        assertThat(completed.isCancelled()).isFalse();
+        assertThat(expired.isCancelled()).isFalse();
+        assertThat(expired.outcome()).isEqualTo(Outcome.EXPIRED);
+    }
+
+    private static void awaitState(Thread thread, Thread.State state) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TestThreads.BOUND_SECONDS);
+        while (thread.getState() != state) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(thread.getName() + " never reached " + state + "\n" + TestThreads.threadDump());
+            }
+            Thread.onSpinWait();
+        }
+    }
+}
