@@ -45,9 +45,21 @@ public abstract class DelayedOperation extends TimerTask {
      *      onComplete calls checkAndComplete, which takes other operations' monitors).
      * (D4) Before its callbacks run, a settled operation is unlinked from its watch lists and its
      *      timer entry is cancelled (DelayedOperationPurgatory.onSettled).
-     * (D5) WATCHED is set, under the monitor, once the operation is on its watch lists; its
-     *      watch nodes (watchNodes chain) are written only before that and read only after settle.
-     *      TIMED is set with it iff watchedAtNanos was recorded (any reading, zero included).
+     * (D5) WATCHED is set, under the monitor, once the operation is on its watch lists. The
+     *      operation is itself the node of its first key's list (watchPrev, watchNext, watchers);
+     *      its other keys' nodes are chained from moreNodes. All are written before WATCHED is set
+     *      and read only after settle, so the settle's monitor section orders them.
+     * (D6) bind runs under the monitor and refuses a settled operation, and settle reads the owner
+     *      after its own monitor section: a settle racing the submission either sees the owner
+     *      (whose onSettled counts it and frees its admission slot) or comes before the bind,
+     *      which then refuses the operation. No settle goes unseen by the purgatory that admitted it.
+     * (D7) The owner is not a field: `watchers` is null until bind, then the purgatory's
+     *      "unwatched" marker list, then the first key's list; every list's shard knows its
+     *      purgatory. (Memory: a pending single-key operation is 72 bytes in all, TimerTask's 48
+     *      included, with no other allocation.)
+     * (D8) With metrics bound, watchedAt holds the watch time in microseconds (TIMED_MICROS, for
+     *      delays up to 30 min: exact for waits up to 71 min) or milliseconds (TIMED_MILLIS: exact
+     *      up to 49 days), as 32 bits that are subtracted modulo 2^32.
      */
 
     static final int PENDING = 0;
@@ -55,26 +67,33 @@ public abstract class DelayedOperation extends TimerTask {
     static final int TRYING = 4;
     static final int CALLBACKS_DUE = 8;
     static final int WATCHED = 16;
-    static final int TIMED = 32;
+    static final int TIMED_MICROS = 32;
+    static final int TIMED_MILLIS = 64;
+    private static final long NANOS_PER_MICRO = 1_000L;
+    private static final long NANOS_PER_MILLI = 1_000_000L;
+    private static final long MICROS_MAX_DELAY_MS = 30L * 60 * 1000;
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
 
-    private static final VarHandle PURGATORY;
+    private static final VarHandle WATCHERS;
 
     static {
         try {
-            PURGATORY = MethodHandles.lookup().findVarHandle(DelayedOperation.class, "purgatory",
-                    DelayedOperationPurgatory.class);
+            WATCHERS = MethodHandles.lookup().findVarHandle(DelayedOperation.class, "watchers", Watchers.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     private volatile int state;
-    private volatile DelayedOperationPurgatory<?> purgatory;
-    /** The head of this operation's chain of watch nodes (D5). */
-    WatchNode watchNodes;
-    /** When it was watched, on the purgatory's clock; meaningful only if TIMED is set (D5). */
-    long watchedAtNanos;
+    /** Null, then the owner's "unwatched" marker, then the first key's list (D5, D7). */
+    volatile Watchers watchers;
+    /** Links on the first key's list (Watchers W1, W2); guarded by that shard's lock. */
+    Object watchPrev;
+    volatile Object watchNext;
+    /** The nodes of the other keys (D5). */
+    WatchNode moreNodes;
+    /** When it was watched, in the unit its TIMED_* bit names (D8). */
+    int watchedAt;
 
     /**
      * Creates an operation that expires {@code delayMs} milliseconds after it is watched.
@@ -156,28 +175,44 @@ public abstract class DelayedOperation extends TimerTask {
 
     // ---- for the purgatory (package-private) ----
 
-    /** Binds this operation to {@code owner}; false if it was ever submitted anywhere. */
+    /** Binds this operation to {@code owner}; false if it was ever submitted anywhere, or is settled (D6). */
     final boolean bind(DelayedOperationPurgatory<?> owner) {
-        return PURGATORY.compareAndSet(this, null, owner);
+        synchronized (this) {
+            return !isCompleted() && WATCHERS.compareAndSet(this, null, owner.unwatched()); // (D7)
+        }
     }
 
+    /** The purgatory this operation was submitted to, or null (D7). */
     final DelayedOperationPurgatory<?> purgatory() {
-        return purgatory;
+        Watchers w = watchers;
+        return w == null ? null : w.shard.purgatory;
     }
 
     final boolean isWatched() {
         return (state & WATCHED) != 0;
     }
 
-    /** Called by the watch action, under the monitor (D5); {@code timed}: watchedAtNanos was set. */
-    final void markWatched(boolean timed) {
+    /** Called by the watch action, under the monitor (D5); records the watch time if {@code timed} (D8). */
+    final void markWatched(boolean timed, long nowNanos) {
         assert Thread.holdsLock(this);
-        state |= timed ? WATCHED | TIMED : WATCHED;
+        int flags = WATCHED;
+        if (timed) {
+            boolean micros = delayMs() <= MICROS_MAX_DELAY_MS;
+            watchedAt = (int) Math.floorDiv(nowNanos, micros ? NANOS_PER_MICRO : NANOS_PER_MILLI);
+            flags |= micros ? TIMED_MICROS : TIMED_MILLIS;
+        }
+        state |= flags;
     }
 
-    /** True iff watchedAtNanos holds when the operation was watched (D5). */
-    final boolean isTimed() {
-        return (state & TIMED) != 0;
+    /** How long it has been watched at {@code nowNanos}, or -1 if its watch time was not recorded (D8). */
+    final long watchedNanos(long nowNanos) {
+        int s = state;
+        long unit = (s & TIMED_MICROS) != 0 ? NANOS_PER_MICRO : (s & TIMED_MILLIS) != 0 ? NANOS_PER_MILLI : 0;
+        if (unit == 0) {
+            return -1;
+        }
+        int now = (int) Math.floorDiv(nowNanos, unit);
+        return Integer.toUnsignedLong(now - watchedAt) * unit;
     }
 
     /** Removes this operation's timer entry (TimerTask's cancel, not the operation's). */
@@ -274,7 +309,7 @@ public abstract class DelayedOperation extends TimerTask {
             watched = (s & WATCHED) != 0;
             state = s | (outcome.ordinal() + 1) | (deferred ? CALLBACKS_DUE : 0);
         }
-        DelayedOperationPurgatory<?> owner = purgatory;
+        DelayedOperationPurgatory<?> owner = purgatory();
         if (owner != null) {
             owner.onSettled(this, outcome, watched); // (D4)
         }
@@ -309,7 +344,7 @@ public abstract class DelayedOperation extends TimerTask {
     }
 
     private void reportError(Callback callback, Throwable error) {
-        DelayedOperationPurgatory<?> owner = purgatory;
+        DelayedOperationPurgatory<?> owner = purgatory();
         if (owner != null) {
             owner.onCallbackError(this, callback, error);
         } else {

@@ -42,6 +42,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     private final String name;
     private final WatcherList[] shards;
+    /** The list a submitted operation points to until it is on a key's list (DelayedOperation D7). */
+    private final Watchers unwatched;
     private final int shardMask;
     private final Timer timer;
     private final boolean ownsTimer;
@@ -73,8 +75,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         this.shards = new WatcherList[b.shards];
         this.shardMask = b.shards - 1;
         for (int i = 0; i < shards.length; i++) {
-            shards[i] = new WatcherList(counters);
+            shards[i] = new WatcherList(this, counters);
         }
+        this.unwatched = new Watchers("(unwatched)", new WatcherList(this, counters));
         PurgatoryBuilder.TimerSetup setup = b.timerSetup();
         this.timer = setup.timer();
         this.ownsTimer = setup.owned();
@@ -123,6 +126,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         admit();
         if (!operation.bind(this)) {
             release();
+            if (operation.purgatory() == null) { // settled by another thread since the check (D6)
+                throw new IllegalStateException("operation is already settled (" + operation.outcome() + "): "
+                        + operation);
+            }
             throw alreadySubmitted(operation);
         }
         if (reaper != null) {
@@ -147,21 +154,16 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Called by the operation under its monitor (DelayedOperation D5). */
     private void watch(DelayedOperation operation, Object[] keys) {
-        WatchNode chain = null;
         for (Object key : keys) {
             try {
-                chain = shardFor(key).watch(operation, key, chain);
+                shardFor(key).watch(operation, key, unwatched);
             } catch (RuntimeException keyFailure) { // equals/hashCode failed after passing validation
                 LOG.error("Purgatory '{}': cannot watch {} on key {}; it stays watched on its other keys"
                         + " and on the timer", name, operation, key, keyFailure);
             }
         }
-        operation.watchNodes = chain;
         boolean timed = metrics.isBound();
-        if (timed) {
-            operation.watchedAtNanos = clock.nanoTime();
-        }
-        operation.markWatched(timed);
+        operation.markWatched(timed, timed ? clock.nanoTime() : 0L);
         counters.pending.increment();
         if (closed.get()) {
             operation.settle(closeOutcome()); // raced with close(): settle as close would have
@@ -278,17 +280,22 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         if (timer != null) {
             operation.cancelTimerEntry();
         }
-        for (WatchNode node = operation.watchNodes; node != null; node = node.nextOfOperation) {
-            node.watchers.shard.unwatch(node);
+        Watchers first = operation.watchers;
+        if (first != unwatched) {
+            first.shard.unwatch(operation, first);
+        }
+        for (WatchNode node = operation.moreNodes; node != null; node = node.nextOfOperation) {
+            node.watchers.shard.unwatch(node, node.watchers);
         }
         counters.pending.decrement();
         counters.settled(outcome).increment();
-        if (metrics.isBound() && operation.isTimed()) {
-            long now = clock.nanoTime();
-            long waited = now - operation.watchedAtNanos;
-            metrics.recordSettled(outcome, waited);
-            if (outcome == Outcome.EXPIRED && !closed.get()) { // expired by close() is not late
-                metrics.recordLateness(waited - TimeUnit.MILLISECONDS.toNanos(operation.delayMs()));
+        if (metrics.isBound()) {
+            long waited = operation.watchedNanos(clock.nanoTime());
+            if (waited >= 0) {
+                metrics.recordSettled(outcome, waited);
+                if (outcome == Outcome.EXPIRED && !closed.get()) { // expired by close() is not late
+                    metrics.recordLateness(waited - TimeUnit.MILLISECONDS.toNanos(operation.delayMs()));
+                }
             }
         }
     }
@@ -331,6 +338,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             throw new IllegalStateException("gauges disagree with the lists: watched " + counters.watched.sum()
                     + " vs " + linked + " linked; keys " + counters.keys.sum() + " vs " + keys);
         }
+    }
+
+    /** The marker list of submitted operations not on any key's list yet (DelayedOperation D7). */
+    Watchers unwatched() {
+        return unwatched;
     }
 
     ExpiredOperationReaper reaper() {

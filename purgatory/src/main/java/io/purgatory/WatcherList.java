@@ -32,13 +32,20 @@ final class WatcherList {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Object, Watchers> watchersByKey = new HashMap<>();
     private final PurgatoryCounters counters;
+    /** The purgatory this shard belongs to (how an operation finds its owner: DelayedOperation D7). */
+    final DelayedOperationPurgatory<?> purgatory;
 
-    WatcherList(PurgatoryCounters counters) {
+    WatcherList(DelayedOperationPurgatory<?> purgatory, PurgatoryCounters counters) {
+        this.purgatory = purgatory;
         this.counters = counters;
     }
 
-    /** Links {@code operation} on {@code key}; returns the new node, which the caller chains. */
-    WatchNode watch(DelayedOperation operation, Object key, WatchNode nextOfOperation) {
+    /**
+     * Links {@code operation} on {@code key}: as its own node if it is on no list yet (its
+     * watchers is still the purgatory's {@code unwatched} marker), else with a new WatchNode
+     * chained to its others. The caller holds the operation's monitor (S2).
+     */
+    void watch(DelayedOperation operation, Object key, Watchers unwatched) {
         lock.lock();
         try {
             Watchers watchers = watchersByKey.get(key);
@@ -47,20 +54,24 @@ final class WatcherList {
                 watchersByKey.put(key, watchers);
                 counters.keys.increment();
             }
-            WatchNode node = new WatchNode(operation, watchers, nextOfOperation);
-            watchers.append(node);
+            if (operation.watchers == unwatched) {
+                operation.watchers = watchers;
+                watchers.append(operation);
+            } else {
+                WatchNode node = new WatchNode(operation, watchers, operation.moreNodes);
+                operation.moreNodes = node;
+                watchers.append(node);
+            }
             counters.watched.increment();
-            return node;
         } finally {
             lock.unlock();
         }
     }
 
-    /** Unlinks {@code node} and drops its key if that left it empty (S1). */
-    void unwatch(WatchNode node) {
+    /** Unlinks {@code node} (an operation or a WatchNode) from {@code watchers}, dropping the key if that left it empty (S1). */
+    void unwatch(Object node, Watchers watchers) {
         lock.lock();
         try {
-            Watchers watchers = node.watchers;
             if (!watchers.unlink(node)) {
                 return;
             }
@@ -92,8 +103,8 @@ final class WatcherList {
      * call completed. Operations are called with no lock held (S2, S3).
      */
     int checkAndComplete(Object key) {
-        WatchNode first;
-        WatchNode last;
+        Object first;
+        Object last;
         lock.lock();
         try {
             Watchers watchers = watchersByKey.get(key);
@@ -106,8 +117,8 @@ final class WatcherList {
             lock.unlock();
         }
         int completed = 0;
-        for (WatchNode node = first; node != null; node = node == last ? null : node.next) {
-            if (node.operation.safeTryComplete()) {
+        for (Object node = first; node != null; node = node == last ? null : Watchers.next(node)) {
+            if (Watchers.operation(node).safeTryComplete()) {
                 completed++;
             }
         }
@@ -121,8 +132,8 @@ final class WatcherList {
             Watchers watchers = watchersByKey.get(key);
             List<DelayedOperation> operations = new ArrayList<>(watchers == null ? 0 : watchers.size);
             if (watchers != null) {
-                for (WatchNode n = watchers.head; n != null; n = n.next) {
-                    operations.add(n.operation);
+                for (Object n = watchers.head; n != null; n = Watchers.next(n)) {
+                    operations.add(Watchers.operation(n));
                 }
             }
             return operations;
@@ -137,8 +148,8 @@ final class WatcherList {
         lock.lock();
         try {
             for (Watchers watchers : watchersByKey.values()) {
-                for (WatchNode n = watchers.head; n != null; n = n.next) {
-                    operations.add(n.operation);
+                for (Object n = watchers.head; n != null; n = Watchers.next(n)) {
+                    operations.add(Watchers.operation(n));
                 }
             }
         } finally {
@@ -158,8 +169,8 @@ final class WatcherList {
             Iterator<Watchers> it = watchersByKey.values().iterator();
             while (it.hasNext()) {
                 Watchers watchers = it.next();
-                for (WatchNode n = watchers.head; n != null; n = n.next) {
-                    if (n.operation.isCompleted() && watchers.unlink(n)) {
+                for (Object n = watchers.head; n != null; n = Watchers.next(n)) {
+                    if (Watchers.operation(n).isCompleted() && watchers.unlink(n)) {
                         counters.watched.decrement();
                         purged++;
                     }
@@ -183,12 +194,12 @@ final class WatcherList {
             int linked = 0;
             for (Watchers w : watchersByKey.values()) {
                 int count = 0;
-                WatchNode previous = null;
-                for (WatchNode n = w.head; n != null; n = n.next) {
-                    if (n.prev != previous || n.watchers != w) {
+                Object previous = null;
+                for (Object n = w.head; n != null; n = Watchers.next(n)) {
+                    if (Watchers.prev(n) != previous || Watchers.watchersOf(n) != w) {
                         throw new IllegalStateException("broken watch list for key " + w.key);
                     }
-                    if (n.operation.isCompleted()) {
+                    if (Watchers.operation(n).isCompleted()) {
                         throw new IllegalStateException("settled operation still watched on " + w.key);
                     }
                     previous = n;
