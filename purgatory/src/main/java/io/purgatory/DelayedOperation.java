@@ -3,8 +3,6 @@ package io.purgatory;
 import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * An operation that waits in a {@link DelayedOperationPurgatory} until it can complete or its
@@ -49,7 +47,7 @@ public abstract class DelayedOperation extends TimerTask {
      *      operation is itself the node of its first key's list (watchPrev, watchNext, watchers);
      *      its other keys' nodes are chained from moreNodes. All are written before WATCHED is set
      *      and read only after settle, so the settle's monitor section orders them.
-     * (D6) bind runs under the monitor and refuses a settled operation, and settle reads the owner
+     * (D6) The bind (in submit) runs under the monitor and refuses a settled operation, and settle reads the owner
      *      after its own monitor section: a settle racing the submission either sees the owner
      *      (whose onSettled counts it and frees its admission slot) or comes before the bind,
      *      which then refuses the operation. No settle goes unseen by the purgatory that admitted it.
@@ -73,16 +71,6 @@ public abstract class DelayedOperation extends TimerTask {
     private static final long NANOS_PER_MILLI = 1_000_000L;
     private static final long MICROS_MAX_DELAY_MS = 30L * 60 * 1000;
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
-
-    private static final VarHandle WATCHERS;
-
-    static {
-        try {
-            WATCHERS = MethodHandles.lookup().findVarHandle(DelayedOperation.class, "watchers", Watchers.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private volatile int state;
     /** Null, then the owner's "unwatched" marker, then the first key's list (D5, D7). */
@@ -175,13 +163,6 @@ public abstract class DelayedOperation extends TimerTask {
 
     // ---- for the purgatory (package-private) ----
 
-    /** Binds this operation to {@code owner}; false if it was ever submitted anywhere, or is settled (D6). */
-    final boolean bind(DelayedOperationPurgatory<?> owner) {
-        synchronized (this) {
-            return !isCompleted() && WATCHERS.compareAndSet(this, null, owner.unwatched()); // (D7)
-        }
-    }
-
     /** The purgatory this operation was submitted to, or null (D7). */
     final DelayedOperationPurgatory<?> purgatory() {
         Watchers w = watchers;
@@ -220,21 +201,35 @@ public abstract class DelayedOperation extends TimerTask {
         super.cancel();
     }
 
+    /** {@link #submit} refused the operation: it is settled already (D6). */
+    static final int REFUSED_SETTLED = -1;
+    /** {@link #submit} refused the operation: it was submitted before (D7). */
+    static final int REFUSED_SUBMITTED = -2;
+    /** {@link #submit} watched the operation (or another thread settled it meanwhile). */
+    static final int NOT_COMPLETED = 0;
+    /** {@link #submit} completed the operation. */
+    static final int COMPLETED_HERE = 1;
+
     /**
-     * Kafka's safeTryCompleteOrElse: under the monitor, tries; if still pending, runs
-     * {@code watch} and tries again. Returns true iff this call completed the operation.
+     * Binds this operation to {@code owner} and runs Kafka's safeTryCompleteOrElse, all under the
+     * monitor: tries; if still pending, watches it on its keys ({@code key}, or {@code keys} when
+     * {@code key} is null) and tries again. Returns one of the codes above.
      */
-    final boolean tryCompleteElse(Runnable watch) {
+    final int submit(DelayedOperationPurgatory<?> owner, Object key, Object[] keys) {
         int settledHere;
         synchronized (this) {
             if (isCompleted()) {
-                return false; // cancelled by another thread since it was submitted
+                return REFUSED_SETTLED; // (D6): a settle racing the submission comes first
             }
+            if (watchers != null) {
+                return REFUSED_SUBMITTED;
+            }
+            watchers = owner.unwatched(); // (D6), (D7): bound under the monitor
             state |= TRYING; // (D2)
             try {
                 guardedTryComplete();
                 if ((state & OUTCOME_MASK) == PENDING) {
-                    watch.run();
+                    owner.watch(this, key, keys);
                     if ((state & OUTCOME_MASK) == PENDING) {
                         guardedTryComplete();
                     }
@@ -243,7 +238,7 @@ public abstract class DelayedOperation extends TimerTask {
                 settledHere = endTry();
             }
         }
-        return afterTry(settledHere);
+        return afterTry(settledHere) ? COMPLETED_HERE : NOT_COMPLETED;
     }
 
     /**

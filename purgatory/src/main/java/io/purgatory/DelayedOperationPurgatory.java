@@ -113,7 +113,14 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
         Objects.requireNonNull(operation, "operation");
-        Object[] keys = distinctKeys(watchKeys);
+        Objects.requireNonNull(watchKeys, "watchKeys");
+        Object key = null;
+        Object[] keys = null;
+        if (watchKeys.size() == 1) {
+            key = checkKey(watchKeys instanceof List<?> list ? list.get(0) : watchKeys.iterator().next(), 0);
+        } else {
+            keys = distinctKeys(watchKeys);
+        }
         if (closed.get()) {
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
@@ -124,9 +131,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             throw alreadySubmitted(operation); // checked before admit: a misuse is not a capacity rejection
         }
         admit();
-        if (!operation.bind(this)) {
+        int result = operation.submit(this, key, keys);
+        if (result == DelayedOperation.REFUSED_SETTLED || result == DelayedOperation.REFUSED_SUBMITTED) {
             release();
-            if (operation.purgatory() == null) { // settled by another thread since the check (D6)
+            if (result == DelayedOperation.REFUSED_SETTLED) { // settled by another thread since the check (D6)
                 throw new IllegalStateException("operation is already settled (" + operation.outcome() + "): "
                         + operation);
             }
@@ -135,7 +143,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         if (reaper != null) {
             reaper.start();
         }
-        if (operation.tryCompleteElse(() -> watch(operation, keys))) {
+        if (result == DelayedOperation.COMPLETED_HERE) {
             return true;
         }
         if (timer != null && !operation.isCompleted()) {
@@ -152,21 +160,33 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return false;
     }
 
-    /** Called by the operation under its monitor (DelayedOperation D5). */
-    private void watch(DelayedOperation operation, Object[] keys) {
-        for (Object key : keys) {
-            try {
-                shardFor(key).watch(operation, key, unwatched);
-            } catch (RuntimeException keyFailure) { // equals/hashCode failed after passing validation
-                LOG.error("Purgatory '{}': cannot watch {} on key {}; it stays watched on its other keys"
-                        + " and on the timer", name, operation, key, keyFailure);
+    /** Called by the operation under its monitor (DelayedOperation D5): {@code key}, or {@code keys} if it is null. */
+    void watch(DelayedOperation operation, Object key, Object[] keys) {
+        int linked = 0;
+        if (key != null) {
+            linked += watchOne(operation, key);
+        } else {
+            for (Object k : keys) {
+                linked += watchOne(operation, k);
             }
         }
+        counters.watched.add(linked);
         boolean timed = metrics.isBound();
         operation.markWatched(timed, timed ? clock.nanoTime() : 0L);
         counters.pending.increment();
         if (closed.get()) {
             operation.settle(closeOutcome()); // raced with close(): settle as close would have
+        }
+    }
+
+    private int watchOne(DelayedOperation operation, Object key) {
+        try {
+            shardFor(key).watch(operation, key, unwatched);
+            return 1;
+        } catch (RuntimeException keyFailure) { // equals/hashCode failed after passing validation
+            LOG.error("Purgatory '{}': cannot watch {} on key {}; it stays watched on its other keys"
+                    + " and on the timer", name, operation, key, keyFailure);
+            return 0;
         }
     }
 
@@ -280,13 +300,17 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         if (timer != null) {
             operation.cancelTimerEntry();
         }
+        int unlinked = 0;
         Watchers first = operation.watchers;
-        if (first != unwatched) {
-            first.shard.unwatch(operation, first);
+        if (first != unwatched && first.shard.unwatch(operation, first)) {
+            unlinked++;
         }
         for (WatchNode node = operation.moreNodes; node != null; node = node.nextOfOperation) {
-            node.watchers.shard.unwatch(node, node.watchers);
+            if (node.watchers.shard.unwatch(node, node.watchers)) {
+                unlinked++;
+            }
         }
+        counters.watched.add(-unlinked);
         counters.pending.decrement();
         counters.settled(outcome).increment();
         if (metrics.isBound()) {
@@ -388,24 +412,27 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
     }
 
+    /** Validates a key: not null, and its hashCode does not throw. */
+    private static Object checkKey(Object key, int index) {
+        if (key == null) {
+            throw new NullPointerException("watchKeys contains null (at index " + index + ")");
+        }
+        try {
+            key.hashCode();
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("hashCode() of watch key at index " + index + " threw: " + e, e);
+        }
+        return key;
+    }
+
     /** Validates the keys (each hashed once) and drops duplicates, keeping their order. */
     private static Object[] distinctKeys(Collection<?> watchKeys) {
-        Objects.requireNonNull(watchKeys, "watchKeys");
         Object[] keys = watchKeys.toArray();
         if (keys.length == 0) {
             throw new IllegalArgumentException("watchKeys must not be empty");
         }
         for (int i = 0; i < keys.length; i++) {
-            int index = i;
-            Object key = Objects.requireNonNull(keys[i], () -> "watchKeys contains null (at index " + index + ")");
-            try {
-                key.hashCode();
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("hashCode() of watch key at index " + i + " threw: " + e, e);
-            }
-        }
-        if (keys.length == 1) {
-            return keys;
+            checkKey(keys[i], i);
         }
         try {
             if (keys.length <= SMALL_KEY_SET) {

@@ -41,7 +41,7 @@ final class ExpiredOperationReaper {
 
     /** Starts the thread; idempotent. */
     void start() {
-        if (started.compareAndSet(false, true)) {
+        if (!started.get() && started.compareAndSet(false, true)) { // read first: no write on every submit
             thread.start();
         }
     }

@@ -62,23 +62,25 @@ final class WatcherList {
                 operation.moreNodes = node;
                 watchers.append(node);
             }
-            counters.watched.increment();
         } finally {
             lock.unlock();
         }
     }
 
-    /** Unlinks {@code node} (an operation or a WatchNode) from {@code watchers}, dropping the key if that left it empty (S1). */
-    void unwatch(Object node, Watchers watchers) {
+    /**
+     * Unlinks {@code node} (an operation or a WatchNode) from {@code watchers}, dropping the key if
+     * that left it empty (S1). Returns true iff it was linked; the caller counts (watched gauge).
+     */
+    boolean unwatch(Object node, Watchers watchers) {
         lock.lock();
         try {
             if (!watchers.unlink(node)) {
-                return;
+                return false;
             }
-            counters.watched.decrement();
             if (watchers.isEmpty()) {
                 removeKey(watchers);
             }
+            return true;
         } finally {
             lock.unlock();
         }

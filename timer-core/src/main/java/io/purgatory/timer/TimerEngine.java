@@ -46,6 +46,11 @@ final class TimerEngine {
      *      run after the sweep. A close from a task on the driving thread only marks: sweeping
      *      mid-flush would unlink tasks from the detached bucket; expireDue sweeps at its next
      *      turn instead, before it returns.
+     * (E7) The inbox is bounded in practice: every ~1024th push (a racy counter; lost counts only
+     *      delay the help) wakes a parked driver, or, when no thread is driving (a ManualTimer
+     *      between advances), drains the inbox itself under tryLock. So a cancelled task leaves the
+     *      wheel after about a thousand more pushes instead of at the next expiry, which may be
+     *      far off: memory goes back to baseline promptly and young GCs stay cheap.
      */
 
     /** Runs or hands off a task that has become due. */
@@ -56,6 +61,7 @@ final class TimerEngine {
 
     private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long ACTIVE = Long.MIN_VALUE;
+    private static final int INBOX_BATCH_MASK = 1024 - 1;
     private static final VarHandle INBOX;
 
     static {
@@ -80,6 +86,8 @@ final class TimerEngine {
     private final Consumer<TimerTask> reinsert = this::reinsert;
 
     private volatile TimerTask inbox;
+    /** Pushes so far, counted racily: only its low bits matter, as a rough batch clock (E7). */
+    private int pushes;
     private volatile boolean closed;
     private volatile long wakeAtMs = ACTIVE;
     private volatile Thread parkedDriver;
@@ -170,7 +178,28 @@ final class TimerEngine {
             TimerTask head = inbox;
             task.inboxNext = head;
             if (INBOX.compareAndSet(this, head, task)) {
-                return;
+                break;
+            }
+        }
+        if ((++pushes & INBOX_BATCH_MASK) == 0) { // (E7)
+            helpDrain();
+        }
+    }
+
+    /**
+     * The inbox has grown by a batch: wake a parked driver to drain it, or drain it here if no
+     * thread is driving (E7). Keeps cancelled tasks from staying reachable until the next expiry.
+     */
+    private void helpDrain() {
+        if (wakeAtMs != ACTIVE) {
+            LockSupport.unpark(parkedDriver);
+        } else if (!closed && driverLock.tryLock()) {
+            try {
+                if (!closed) {
+                    drainInbox();
+                }
+            } finally {
+                driverLock.unlock();
             }
         }
     }
