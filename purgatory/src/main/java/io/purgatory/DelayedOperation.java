@@ -27,9 +27,10 @@ public abstract class DelayedOperation extends TimerTask {
     /*
      * Implementation notes.
      *
-     * One int, `state`, holds the outcome (PENDING until settled) and three flags. Every write to
-     * it happens under the operation's monitor, so writes are plain volatile stores; reads are
-     * lock-free. The monitor is needed anyway: it is what keeps tryComplete and onComplete apart
+     * One int holds the outcome (PENDING until settled) and the flags below: the extension bits
+     * of TimerTask's state word (TimerTask T5), so the operation needs no state field of its own.
+     * Every write to them happens under the operation's monitor (by CAS, as the timer's bits
+     * beside them change concurrently); reads are lock-free. The monitor is needed anyway: it is what keeps tryComplete and onComplete apart
      * (Kafka 4.1's KAFKA-19312), so the exactly-once decision is made under it rather than by a
      * separate CAS.
      *
@@ -72,7 +73,6 @@ public abstract class DelayedOperation extends TimerTask {
     private static final long MICROS_MAX_DELAY_MS = 30L * 60 * 1000;
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
 
-    private volatile int state;
     /** Null, then the owner's "unwatched" marker, then the first key's list (D5, D7). */
     volatile Watchers watchers;
     /** Links on the first key's list (Watchers W1, W2); guarded by that shard's lock. */
@@ -141,24 +141,40 @@ public abstract class DelayedOperation extends TimerTask {
 
     /** Returns true once the operation is settled, whatever the outcome. */
     public final boolean isCompleted() {
-        return (state & OUTCOME_MASK) != PENDING;
+        return (extensionBits() & OUTCOME_MASK) != PENDING;
     }
 
     /** Returns true iff the operation was settled by cancellation (not: its timer entry was removed). */
     @Override
     public final boolean isCancelled() {
-        return (state & OUTCOME_MASK) == Outcome.CANCELLED.ordinal() + 1;
+        return (extensionBits() & OUTCOME_MASK) == Outcome.CANCELLED.ordinal() + 1;
     }
 
     /** Returns how the operation was settled, or null while it is pending. */
     public final Outcome outcome() {
-        return OUTCOMES[state & OUTCOME_MASK];
+        return OUTCOMES[extensionBits() & OUTCOME_MASK];
     }
 
     /** The timer's expiry: expires the operation unless it is already settled. */
     @Override
     public final void run() {
         settle(Outcome.EXPIRED);
+    }
+
+    // ---- state: TimerTask's extension bits (T5), written under the monitor, by CAS ----
+
+    private void setBits(int bits) {
+        replaceBits(0, bits);
+    }
+
+    /** Clears {@code clear} and sets {@code set}; returns the bits before. The timer's bits may change meanwhile. */
+    private int replaceBits(int clear, int set) {
+        for (;;) {
+            int s = extensionBits();
+            if (compareAndSetExtensionBits(s, (s & ~clear) | set)) {
+                return s;
+            }
+        }
     }
 
     // ---- for the purgatory (package-private) ----
@@ -170,7 +186,7 @@ public abstract class DelayedOperation extends TimerTask {
     }
 
     final boolean isWatched() {
-        return (state & WATCHED) != 0;
+        return (extensionBits() & WATCHED) != 0;
     }
 
     /** Called by the watch action, under the monitor (D5); records the watch time if {@code timed} (D8). */
@@ -182,12 +198,12 @@ public abstract class DelayedOperation extends TimerTask {
             watchedAt = (int) Math.floorDiv(nowNanos, micros ? NANOS_PER_MICRO : NANOS_PER_MILLI);
             flags |= micros ? TIMED_MICROS : TIMED_MILLIS;
         }
-        state |= flags;
+        setBits(flags);
     }
 
     /** How long it has been watched at {@code nowNanos}, or -1 if its watch time was not recorded (D8). */
     final long watchedNanos(long nowNanos) {
-        int s = state;
+        int s = extensionBits();
         long unit = (s & TIMED_MICROS) != 0 ? NANOS_PER_MICRO : (s & TIMED_MILLIS) != 0 ? NANOS_PER_MILLI : 0;
         if (unit == 0) {
             return -1;
@@ -225,12 +241,12 @@ public abstract class DelayedOperation extends TimerTask {
                 return REFUSED_SUBMITTED;
             }
             watchers = owner.unwatched(); // (D6), (D7): bound under the monitor
-            state |= TRYING; // (D2)
+            setBits(TRYING); // (D2)
             try {
                 guardedTryComplete();
-                if ((state & OUTCOME_MASK) == PENDING) {
+                if ((extensionBits() & OUTCOME_MASK) == PENDING) {
                     owner.watch(this, key, keys);
-                    if ((state & OUTCOME_MASK) == PENDING) {
+                    if ((extensionBits() & OUTCOME_MASK) == PENDING) {
                         guardedTryComplete();
                     }
                 }
@@ -254,7 +270,7 @@ public abstract class DelayedOperation extends TimerTask {
             if (isCompleted()) {
                 return false;
             }
-            state |= TRYING; // (D2)
+            setBits(TRYING); // (D2)
             try {
                 guardedTryComplete();
             } finally {
@@ -274,8 +290,7 @@ public abstract class DelayedOperation extends TimerTask {
 
     /** Clears TRYING; returns the outcome if this try settled the operation (D3), else PENDING. */
     private int endTry() {
-        int s = state;
-        state = s & ~(TRYING | CALLBACKS_DUE);
+        int s = replaceBits(TRYING | CALLBACKS_DUE, 0);
         return (s & CALLBACKS_DUE) != 0 ? s & OUTCOME_MASK : PENDING;
     }
 
@@ -296,13 +311,13 @@ public abstract class DelayedOperation extends TimerTask {
         boolean deferred;
         boolean watched;
         synchronized (this) {
-            int s = state;
+            int s = extensionBits();
             if ((s & OUTCOME_MASK) != PENDING) {
                 return false;
             }
             deferred = (s & TRYING) != 0; // (D3): we hold the monitor, so the try is ours
             watched = (s & WATCHED) != 0;
-            state = s | (outcome.ordinal() + 1) | (deferred ? CALLBACKS_DUE : 0);
+            replaceBits(0, (outcome.ordinal() + 1) | (deferred ? CALLBACKS_DUE : 0));
         }
         DelayedOperationPurgatory<?> owner = purgatory();
         if (owner != null) {
