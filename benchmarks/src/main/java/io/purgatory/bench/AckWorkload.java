@@ -1,0 +1,138 @@
+package io.purgatory.bench;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Workload 1, the trigger path (acks=all). One producer thread creates operations watched on 3
+ * distinct keys of 1000, each requiring every key's offset to pass its value at creation, with at
+ * most 10,000 in flight; one acker thread advances a random key's offset and calls
+ * {@code checkAndComplete(key)}. Measures completions per second and process CPU per completion
+ * over a fixed window after a ramp-up. Operations time out after 30 s, so none expires. The
+ * producer yields while the window is full rather than parking: a blocking hand-off (a semaphore)
+ * made park/unpark system calls the bulk of the cost, for both implementations alike.
+ */
+final class AckWorkload implements Workload {
+
+    static final String TITLE = "1 acks";
+    static final Metric RATE = new Metric(TITLE, "completions/s", Bar.atLeastTimesKafka(2));
+    static final Metric CPU = new Metric(TITLE, "CPU ns/completion", Bar.atMostFractionOfKafka(0.5));
+    private static final long TIMEOUT_MS = 30_000;
+
+    @Override
+    public String id() {
+        return "acks";
+    }
+
+    @Override
+    public String title() {
+        return TITLE;
+    }
+
+    @Override
+    public List<Impl> impls() {
+        return List.of(Impl.OURS, Impl.KAFKA);
+    }
+
+    @Override
+    public void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) {
+        BenchKey[] keys = BenchKey.range(sizes.acksKeys());
+        AtomicLongArray offsets = new AtomicLongArray(keys.length);
+        AtomicInteger inFlight = new AtomicInteger();
+        int window = sizes.acksInFlight();
+        LongAdder completed = new LongAdder();
+        AtomicBoolean stop = new AtomicBoolean();
+        try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, "acks-" + impl.id())) {
+            Thread producer = Threads.start("acks-producer", () -> {
+                SplittableRandom random = new SplittableRandom(1);
+                while (!stop.get()) {
+                    if (inFlight.get() >= window) {
+                        Thread.yield();
+                        continue;
+                    }
+                    inFlight.incrementAndGet();
+                    int a = random.nextInt(keys.length);
+                    int b = distinct(random, keys.length, a, a);
+                    int c = distinct(random, keys.length, a, b);
+                    AckBody body = new AckBody(offsets, inFlight, completed,
+                            a, offsets.get(a) + 1, b, offsets.get(b) + 1, c, offsets.get(c) + 1);
+                    purgatory.tryCompleteElseWatch(purgatory.newOperation(body, TIMEOUT_MS),
+                            List.of(keys[a], keys[b], keys[c]));
+                }
+            });
+            Thread acker = Threads.start("acks-acker", () -> {
+                SplittableRandom random = new SplittableRandom(2);
+                while (!stop.get()) {
+                    int k = random.nextInt(keys.length);
+                    offsets.incrementAndGet(k);
+                    purgatory.checkAndComplete(keys[k]);
+                }
+            });
+            Threads.sleepMillis(sizes.acksMillis() / 5); // ramp-up: fill the in-flight window
+            long c0 = completed.sum();
+            long cpu0 = Probe.processCpuNanos();
+            long t0 = System.nanoTime();
+            Threads.sleepMillis(sizes.acksMillis());
+            long c1 = completed.sum();
+            long cpu1 = Probe.processCpuNanos();
+            long t1 = System.nanoTime();
+            stop.set(true);
+            Threads.joinAll(producer, acker);
+            long n = c1 - c0;
+            recorder.record(RATE, n * 1e9 / (t1 - t0));
+            recorder.record(CPU, n == 0 ? Double.NaN : (double) (cpu1 - cpu0) / n);
+            log.printf("    %s: %,d completions in %d ms, %d in flight at the end%n", impl.id(), n,
+                    (t1 - t0) / 1_000_000, inFlight.get());
+        }
+    }
+
+    private static int distinct(SplittableRandom random, int n, int x, int y) {
+        int k;
+        do {
+            k = random.nextInt(n);
+        } while (k == x || k == y);
+        return k;
+    }
+
+    /** Completes once each of its three keys' offsets reached the required value. */
+    private static final class AckBody implements OpBody {
+        private final AtomicLongArray offsets;
+        private final AtomicInteger inFlight;
+        private final LongAdder completed;
+        private final int k0;
+        private final int k1;
+        private final int k2;
+        private final long r0;
+        private final long r1;
+        private final long r2;
+
+        AckBody(AtomicLongArray offsets, AtomicInteger inFlight, LongAdder completed,
+                int k0, long r0, int k1, long r1, int k2, long r2) {
+            this.offsets = offsets;
+            this.inFlight = inFlight;
+            this.completed = completed;
+            this.k0 = k0;
+            this.k1 = k1;
+            this.k2 = k2;
+            this.r0 = r0;
+            this.r1 = r1;
+            this.r2 = r2;
+        }
+
+        @Override
+        public boolean canComplete() {
+            return offsets.get(k0) >= r0 && offsets.get(k1) >= r1 && offsets.get(k2) >= r2;
+        }
+
+        @Override
+        public void completed() {
+            completed.increment();
+            inFlight.decrementAndGet();
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.purgatory.bench;
+
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * A target from the issue for one metric, checked on the medians of a run.
+ *
+ * @param text  how the table states it
+ * @param check true iff the medians meet it; null when there is no target
+ */
+record Bar(String text, Predicate<Map<Impl, Double>> check) {
+
+    static final Bar NONE = new Bar("", null);
+
+    static Bar atLeastTimesKafka(double factor) {
+        return new Bar(">= " + fmt(factor) + "x Kafka", m -> ours(m) >= factor * m.get(Impl.KAFKA));
+    }
+
+    static Bar atMostFractionOfKafka(double fraction) {
+        return new Bar("<= " + fmt(fraction) + "x Kafka", m -> ours(m) <= fraction * m.get(Impl.KAFKA));
+    }
+
+    static Bar atMost(double limit) {
+        return new Bar("<= " + fmt(limit), m -> ours(m) <= limit);
+    }
+
+    static Bar below(double limit) {
+        return new Bar("< " + fmt(limit), m -> ours(m) < limit);
+    }
+
+    static Bar zero() {
+        return new Bar("0", m -> ours(m) == 0);
+    }
+
+    /** Ours ahead of every other implementation measured. */
+    static Bar aheadOfAll(boolean higherIsBetter) {
+        return new Bar(higherIsBetter ? "> all others" : "< all others", m -> m.entrySet().stream()
+                .filter(e -> e.getKey() != Impl.OURS)
+                .allMatch(e -> higherIsBetter ? ours(m) > e.getValue() : ours(m) < e.getValue()));
+    }
+
+    /** "yes", "no", or "" when there is no target or a value is missing. */
+    String verdict(Map<Impl, Double> medians) {
+        if (check == null || !medians.containsKey(Impl.OURS)
+                || medians.values().stream().anyMatch(v -> v.isNaN())) {
+            return "";
+        }
+        try {
+            return check.test(medians) ? "yes" : "no";
+        } catch (NullPointerException missing) { // a baseline was not run (--only, or an impl failed)
+            return "";
+        }
+    }
+
+    private static double ours(Map<Impl, Double> m) {
+        return m.get(Impl.OURS);
+    }
+
+    private static String fmt(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    }
+}

@@ -1,0 +1,52 @@
+package io.purgatory.bench;
+
+import java.io.PrintStream;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+
+/**
+ * The {@code compare} command: runs the selected workloads, each on its implementations in
+ * alternation, and returns the report (a markdown table of medians, then notes). Progress goes
+ * to {@code log}.
+ */
+public final class Compare {
+
+    private Compare() {
+    }
+
+    /** All workloads, in table order. */
+    static List<Workload> workloads(Results results) {
+        return List.of(new AckWorkload(), new ExpirationWorkload(), new TimerExpirationWorkload(),
+                new MemoryWorkload(results), new ChurnWorkload(), PerfWorkload.lowTimeout(),
+                PerfWorkload.highTimeout(), new JmhWorkload());
+    }
+
+    /** Runs the comparison; returns the report as markdown. */
+    public static String run(CompareOptions options, PrintStream log) throws Exception {
+        Sizes sizes = options.quick() ? Sizes.quick() : Sizes.full();
+        Results results = new Results();
+        Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        String loadBefore = MachineInfo.loadAverage();
+        for (Workload workload : workloads(results)) {
+            if (!options.selects(workload.id())) {
+                continue;
+            }
+            log.printf("== %s (%s)%n", workload.title(), workload.id());
+            long t0 = System.nanoTime();
+            workload.runAll(sizes, options, results, log);
+            log.printf("   %s took %d s%n", workload.id(), (System.nanoTime() - t0) / 1_000_000_000L);
+        }
+        StringBuilder report = new StringBuilder();
+        report.append("Run ").append(start).append(", ").append(options.quick() ? "QUICK (smoke size, not a measurement)" : "full")
+                .append(" mode, medians of ").append(options.rounds()).append(" alternating round(s).\n")
+                .append("Machine: ").append(MachineInfo.describe()).append(".\n")
+                .append("Load average (1 min) at start ").append(loadBefore).append(", at end ")
+                .append(MachineInfo.loadAverage()).append(".\n\n")
+                .append(results.markdownTable());
+        for (String note : results.notes()) {
+            report.append('\n').append(note).append('\n');
+        }
+        return report.toString();
+    }
+}

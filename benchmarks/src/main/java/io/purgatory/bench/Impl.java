@@ -1,0 +1,32 @@
+package io.purgatory.bench;
+
+import java.util.Locale;
+
+/** The implementations the harness compares; {@link #OURS} is this project. */
+public enum Impl {
+    OURS("ours"),
+    KAFKA("Kafka 4.4.0"),
+    NETTY("Netty HashedWheelTimer"),
+    JDK("JDK ScheduledThreadPoolExecutor");
+
+    private final String label;
+
+    Impl(String label) {
+        this.label = label;
+    }
+
+    /** A human-readable name for tables. */
+    public String label() {
+        return label;
+    }
+
+    /** The lower-case id used on the command line and in JMH parameters ({@code ours}, {@code kafka}...). */
+    public String id() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Parses an {@link #id()}. */
+    public static Impl of(String id) {
+        return valueOf(id.toUpperCase(Locale.ROOT));
+    }
+}

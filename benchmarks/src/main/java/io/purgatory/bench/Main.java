@@ -1,0 +1,58 @@
+package io.purgatory.bench;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Entry point of {@code benchmarks.jar}:
+ * <pre>
+ * java -jar benchmarks.jar compare [--quick] [--rounds N] [--only id,...] [--impls id,...]
+ * java -jar benchmarks.jar jmh [JMH options]            (forwarded to org.openjdk.jmh.Main)
+ * </pre>
+ * {@code compare} runs in a child JVM with a fixed heap ({@value #HEAP}, so that the System.gc()
+ * between runs cannot shrink the heap and leave the next run to regrow it), unless the heap was
+ * set on the command line or {@code -Dbench.inProcess=true} is given. Other JVM options of the
+ * command line (e.g. a JFR recording) are passed on to the child.
+ */
+public final class Main {
+
+    static final String HEAP = "4g";
+    private static final String IN_PROCESS = "bench.inProcess";
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String command = args.length == 0 ? "" : args[0];
+        String[] rest = Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
+        switch (command) {
+            case "compare" -> System.exit(compare(rest));
+            case "jmh" -> org.openjdk.jmh.Main.main(rest);
+            default -> {
+                System.err.println("usage: java -jar benchmarks.jar " + CompareOptions.USAGE);
+                System.err.println("       java -jar benchmarks.jar jmh [JMH options, e.g. -f 1 -wi 3 -i 5 -prof gc]");
+                System.exit(command.isEmpty() || command.equals("--help") ? 0 : 2);
+            }
+        }
+    }
+
+    private static int compare(String[] args) throws Exception {
+        CompareOptions options = CompareOptions.parse(args); // fail fast, before forking
+        List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        boolean heapGiven = jvmArgs.stream().anyMatch(a -> a.startsWith("-Xmx") || a.startsWith("-Xms"));
+        if (Boolean.getBoolean(IN_PROCESS) || heapGiven) {
+            System.out.print(Compare.run(options, System.err));
+            System.out.flush();
+            return 0; // exit(0) in main: a baseline thread left behind must not keep the JVM up
+        }
+        List<String> child = new ArrayList<>();
+        child.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
+        child.addAll(jvmArgs);
+        child.addAll(List.of("-Xms" + HEAP, "-Xmx" + HEAP, "-D" + IN_PROCESS + "=true",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "compare"));
+        child.addAll(Arrays.asList(args));
+        return new ProcessBuilder(child).inheritIO().start().waitFor();
+    }
+}

@@ -1,0 +1,177 @@
+package io.purgatory.bench;
+
+import java.io.PrintStream;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Workload 5: Kafka's TestPurgatoryPerformance with its original (Scala) semantics. One generator
+ * thread submits operations at Poisson arrivals (exponential intervals in whole ms, residue
+ * carried, sleeping until each arrival), all on the same 3 keys; an operation's completion latency
+ * is log-normal (given p50 and p75); those that would complete before the 200 ms timeout are
+ * force-completed at that time by a completion thread polling a DelayQueue, the rest expire;
+ * {@code checkAndComplete} is never called. A step at a target rate passes if the generator
+ * keeps up (actual enqueue rate >= 95% of the sampled target) and every operation ends. Each run
+ * climbs a ladder of rates until a step fails. Measures the highest target rate sustained, the
+ * highest enqueue rate reached, and process CPU per request at a fixed rate.
+ */
+final class PerfWorkload implements Workload {
+
+    private static final long TIMEOUT_MS = 200;
+    private static final int SAMPLES = 1_000_000;
+    private static final double SUSTAINED = 0.95;
+
+    private final String id;
+    private final String title;
+    private final Metric sustained;
+    private final Metric reached;
+    private final Metric cpu;
+    private final long[] latencies;
+    private final Map<Integer, int[]> intervalsByRate = new HashMap<>();
+
+    private PerfWorkload(String id, String title, double pct50, double pct75) {
+        this.id = id;
+        this.title = title;
+        this.sustained = new Metric(title, "highest rate sustained (req/s)");
+        this.reached = new Metric(title, "highest enqueue rate reached (req/s)");
+        this.cpu = new Metric(title, "CPU us/request at the reference rate");
+        this.latencies = logNormalSamples(pct50, pct75);
+    }
+
+    /** p50 20 ms, p75 60 ms: about 92% complete before the timeout. */
+    static PerfWorkload lowTimeout() {
+        return new PerfWorkload("perf-low", "5 perf (p50 20/p75 60 ms)", 20, 60);
+    }
+
+    /** p50 200 ms, p75 400 ms: about half expire. */
+    static PerfWorkload highTimeout() {
+        return new PerfWorkload("perf-high", "5 perf (p50 200/p75 400 ms)", 200, 400);
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public String title() {
+        return title;
+    }
+
+    @Override
+    public List<Impl> impls() {
+        return List.of(Impl.OURS, Impl.KAFKA);
+    }
+
+    @Override
+    public void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) throws Exception {
+        double best = 0;
+        double fastest = 0;
+        double cpuPerRequest = Double.NaN;
+        for (int rate : sizes.perfRates()) {
+            int n = (int) Math.max(1_000, rate * sizes.perfStepMillis() / 1000);
+            Step step = runStep(impl, intervals(rate, n), n);
+            Probe.settle();
+            log.printf("    %s @ %,d/s: actual %,.0f/s (target %,.0f/s), cpu %.2f us/req, %s%n", impl.id(), rate,
+                    step.actualRate, step.targetRate, step.cpuNanos / 1e3 / n, step.allDone ? "all done" : "NOT all done");
+            fastest = Math.max(fastest, step.actualRate);
+            if (rate == sizes.perfCpuRate()) {
+                cpuPerRequest = step.cpuNanos / 1e3 / n;
+            }
+            if (!step.allDone || step.actualRate < SUSTAINED * step.targetRate) {
+                break;
+            }
+            best = rate;
+        }
+        recorder.record(sustained, best);
+        recorder.record(reached, fastest);
+        recorder.record(cpu, cpuPerRequest);
+    }
+
+    private record Step(double targetRate, double actualRate, long cpuNanos, boolean allDone) {
+    }
+
+    private Step runStep(Impl impl, int[] intervals, int n) throws InterruptedException {
+        List<BenchKey> keys = List.of(BenchKey.range(3)); // the same 3 keys for every request
+        CountDownLatch latch = new CountDownLatch(n);
+        try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, id + "-" + impl.id());
+             CompletionQueue completions = new CompletionQueue()) {
+            long cpu0 = Probe.processCpuNanos();
+            long start = System.currentTimeMillis();
+            long arrival = start;
+            for (int i = 0; i < n; i++) {
+                arrival += intervals[i];
+                long now = System.currentTimeMillis();
+                if (arrival > now) {
+                    Thread.sleep(arrival - now);
+                }
+                long latencyMs = latencies[i % latencies.length];
+                FakeBody body = new FakeBody(System.currentTimeMillis() + latencyMs, latch);
+                Completable op = purgatory.newOperation(body, TIMEOUT_MS);
+                if (latencyMs < TIMEOUT_MS) {
+                    completions.add(op, body.completesAtMs);
+                }
+                purgatory.tryCompleteElseWatch(op, keys);
+            }
+            long end = System.currentTimeMillis();
+            boolean allDone = latch.await(TIMEOUT_MS + 10_000, TimeUnit.MILLISECONDS);
+            long cpu = Probe.processCpuNanos() - cpu0;
+            double target = n * 1000.0 / Math.max(1, arrival - start);
+            double actual = n * 1000.0 / Math.max(1, end - start);
+            return new Step(target, actual, cpu, allDone);
+        }
+    }
+
+    /** Exponential inter-arrival times in whole ms, the fractional residue carried (as the Scala tool). */
+    private synchronized int[] intervals(int rate, int n) {
+        return intervalsByRate.computeIfAbsent(rate, r -> {
+            Random random = new Random(r);
+            double lambda = r / 1000.0;
+            int[] samples = new int[n];
+            double residue = 0;
+            for (int i = 0; i < n; i++) {
+                double interval = Math.log(1 - random.nextDouble()) / -lambda + residue;
+                samples[i] = (int) interval;
+                residue = interval - samples[i];
+            }
+            return samples;
+        });
+    }
+
+    /** Log-normal latencies in whole ms with mu = ln(p50), sigma = (ln(p75) - mu) / 0.674490. */
+    private static long[] logNormalSamples(double pct50, double pct75) {
+        Random random = new Random(7);
+        double mu = Math.log(pct50);
+        double sigma = (Math.log(pct75) - mu) / 0.674490;
+        long[] samples = new long[SAMPLES];
+        for (int i = 0; i < SAMPLES; i++) {
+            samples[i] = (long) Math.exp(random.nextGaussian() * sigma + mu);
+        }
+        return samples;
+    }
+
+    /** FakeOperation: completes once its latency has passed; onComplete counts down. */
+    private static final class FakeBody implements OpBody {
+        final long completesAtMs;
+        private final CountDownLatch latch;
+
+        FakeBody(long completesAtMs, CountDownLatch latch) {
+            this.completesAtMs = completesAtMs;
+            this.latch = latch;
+        }
+
+        @Override
+        public boolean canComplete() {
+            return System.currentTimeMillis() >= completesAtMs;
+        }
+
+        @Override
+        public void completed() {
+            latch.countDown();
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.purgatory.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.util.Arrays;
+import java.util.List;
+
+/** Process CPU time, heap after GC, and order statistics. */
+final class Probe {
+
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+
+    private Probe() {
+    }
+
+    /** CPU time of the whole process (every thread, JIT and GC included), in ns. */
+    static long processCpuNanos() {
+        return OS.getProcessCpuTime();
+    }
+
+    /**
+     * Heap in use after full collections: collects until two readings agree within 0.1% (at most
+     * 8 times), and returns the last reading in bytes.
+     */
+    static long heapUsedAfterGc() {
+        long previous = Long.MAX_VALUE;
+        long used = 0;
+        for (int i = 0; i < 8; i++) {
+            System.gc();
+            Threads.sleepMillis(30);
+            used = MEMORY.getHeapMemoryUsage().getUsed();
+            if (Math.abs(previous - used) <= used / 1000) {
+                break;
+            }
+            previous = used;
+        }
+        return used;
+    }
+
+    /** Collects garbage left by a previous run, so it is not charged to the next one. */
+    static void settle() {
+        System.gc();
+        Threads.sleepMillis(100);
+    }
+
+    /** The p-quantile (0..1) of {@code sorted} (nearest rank). */
+    static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int rank = (int) Math.ceil(p * sorted.length);
+        return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+    }
+
+    /** The median of {@code values} (mean of the two middle ones for an even count); NaN if empty. */
+    static double median(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(v);
+        int mid = v.length / 2;
+        return v.length % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+    }
+}

@@ -1,0 +1,104 @@
+package io.purgatory.bench;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The samples of a comparison run, by metric and implementation, rendered as a markdown table of medians. */
+public final class Results {
+
+    private static final Impl[] COLUMNS = {Impl.OURS, Impl.KAFKA, Impl.NETTY, Impl.JDK};
+
+    private final Map<Metric, Map<Impl, List<Double>>> samples = new LinkedHashMap<>();
+    private final List<String> notes = new ArrayList<>();
+
+    /** Where a workload run puts its measurements. */
+    @FunctionalInterface
+    interface Recorder {
+        void record(Metric metric, double value);
+
+        /** Discards everything (warm-up runs). */
+        Recorder DISCARD = (metric, value) -> { };
+    }
+
+    synchronized void record(Metric metric, Impl impl, double value) {
+        samples.computeIfAbsent(metric, m -> new EnumMap<>(Impl.class))
+                .computeIfAbsent(impl, i -> new ArrayList<>()).add(value);
+    }
+
+    Recorder recorder(Impl impl) {
+        return (metric, value) -> record(metric, impl, value);
+    }
+
+    /** Adds a markdown paragraph printed after the table. */
+    synchronized void note(String markdown) {
+        notes.add(markdown);
+    }
+
+    synchronized Map<Impl, Double> medians(Metric metric) {
+        Map<Impl, Double> medians = new EnumMap<>(Impl.class);
+        samples.getOrDefault(metric, Map.of()).forEach((impl, values) -> medians.put(impl, Probe.median(values)));
+        return medians;
+    }
+
+    /** The workload titles that produced at least one row, in order. */
+    synchronized List<String> workloads() {
+        return samples.keySet().stream().map(Metric::workload).distinct().toList();
+    }
+
+    /** The table: one row per metric, medians per implementation, the ratio ours/Kafka and the bar. */
+    synchronized String markdownTable() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| Workload | Metric | Ours | Kafka | Ours/Kafka | Netty | JDK | Bar | Met |\n");
+        sb.append("|---|---|---:|---:|---:|---:|---:|---|---|\n");
+        for (Metric metric : samples.keySet()) {
+            Map<Impl, Double> m = medians(metric);
+            sb.append("| ").append(metric.workload()).append(" | ").append(metric.name());
+            for (Impl impl : COLUMNS) {
+                sb.append(" | ").append(format(m.getOrDefault(impl, Double.NaN)));
+                if (impl == Impl.KAFKA) {
+                    sb.append(" | ").append(ratio(m));
+                }
+            }
+            sb.append(" | ").append(metric.bar().text()).append(" | ").append(metric.bar().verdict(m)).append(" |\n");
+        }
+        return sb.toString();
+    }
+
+    synchronized List<String> notes() {
+        return List.copyOf(notes);
+    }
+
+    private static String ratio(Map<Impl, Double> m) {
+        Double ours = m.get(Impl.OURS);
+        Double kafka = m.get(Impl.KAFKA);
+        if (ours == null || kafka == null || ours.isNaN() || kafka.isNaN() || kafka == 0) {
+            return "—";
+        }
+        return String.format(Locale.ROOT, "%.2f", ours / kafka);
+    }
+
+    /** Compact, locale-independent: grouping for large values, a few significant digits for small ones. */
+    static String format(double v) {
+        if (Double.isNaN(v)) {
+            return "—";
+        }
+        double a = Math.abs(v);
+        if (v == Math.rint(v) && a < 1e15) {
+            return String.format(Locale.ROOT, "%,d", (long) v);
+        }
+        if (a >= 100) {
+            return String.format(Locale.ROOT, "%,.0f", v);
+        }
+        if (a >= 10) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        if (a >= 0.1) {
+            return String.format(Locale.ROOT, "%.2f", v);
+        }
+        return String.format(Locale.ROOT, "%.3g", v);
+    }
+}

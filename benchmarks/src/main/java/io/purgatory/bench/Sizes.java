@@ -1,0 +1,38 @@
+package io.purgatory.bench;
+
+import java.util.List;
+
+/**
+ * How big each workload is. {@link #full()} is the issue's sizes; {@link #quick()} is the CI smoke
+ * size (the whole run well under a minute), which checks that the harness works, not performance.
+ */
+record Sizes(
+        boolean warmup,
+        long acksMillis, int acksKeys, int acksInFlight,
+        int expirationOps, int expirationMinMs, int expirationMaxMs, int expirationKeys,
+        int memoryOps, int memoryKeys,
+        long churnMillis, int churnOutstanding,
+        long perfStepMillis, List<Integer> perfRates, int perfCpuRate,
+        int jmhForks, int jmhWarmupIterations, int jmhIterations, long jmhIterationMillis) {
+
+    static Sizes full() {
+        return new Sizes(true,
+                5_000, 1_000, 10_000,
+                500_000, 100, 1_100, 1_000,
+                1_000_000, 10_000,
+                3_000, 10_000,
+                2_000, List.of(25_000, 50_000, 100_000, 150_000, 200_000, 300_000, 400_000, 600_000, 800_000,
+                        1_000_000, 1_200_000, 1_600_000), 50_000,
+                1, 3, 5, 1_000);
+    }
+
+    static Sizes quick() {
+        return new Sizes(false,
+                300, 1_000, 10_000,
+                20_000, 20, 120, 1_000,
+                20_000, 10_000,
+                300, 1_000,
+                300, List.of(5_000, 20_000), 5_000,
+                0, 1, 1, 100);
+    }
+}

@@ -1,0 +1,43 @@
+package io.purgatory.bench;
+
+import java.io.PrintStream;
+import java.util.List;
+
+/**
+ * A workload the comparison runs on several implementations. The default {@link #runAll} warms
+ * each implementation up once (full mode), then runs them alternately, A, B, A, B..., for the
+ * given number of rounds; the table reports medians.
+ */
+interface Workload {
+
+    /** The id used by {@code --only}. */
+    String id();
+
+    /** The title in the table's first column. */
+    String title();
+
+    /** The implementations compared, in the order they alternate. */
+    List<Impl> impls();
+
+    /** One measured run of {@code impl}. */
+    void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) throws Exception;
+
+    default void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
+        List<Impl> impls = impls().stream().filter(options::runs).toList();
+        int rounds = options.rounds();
+        if (sizes.warmup()) {
+            for (Impl impl : impls) {
+                log.printf("  warm-up %s%n", impl.id());
+                runOnce(impl, sizes, Results.Recorder.DISCARD, log);
+                Probe.settle();
+            }
+        }
+        for (int round = 1; round <= rounds; round++) {
+            for (Impl impl : impls) {
+                log.printf("  round %d/%d %s%n", round, rounds, impl.id());
+                runOnce(impl, sizes, results.recorder(impl), log);
+                Probe.settle();
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.purgatory.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The CI smoke run: {@code compare --quick} end to end, every workload on every implementation at
+ * a tiny size. Checks the shape of the table (a row per workload, numbers where numbers belong),
+ * never the figures: performance is measured by the full run, not asserted.
+ */
+class CompareSmokeTest {
+
+    private static final int OURS = 2;
+    private static final int KAFKA = 3;
+    private static final int NETTY = 5;
+    private static final int JDK = 6;
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES) // a hang guard, not a performance threshold
+    void quickRun_everyWorkload_printsRowsWithNumbers() throws Exception {
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        String report;
+        try (PrintStream log = new PrintStream(progress, true, StandardCharsets.UTF_8)) {
+            report = Compare.run(CompareOptions.parse("--quick"), log);
+        }
+        List<String[]> rows = tableRows(report);
+        for (Workload workload : Compare.workloads(new Results())) {
+            List<String[]> own = rows.stream().filter(r -> r[0].equals(workload.title())).toList();
+            assertFalse(own.isEmpty(), () -> "no row for " + workload.title() + " in\n" + report + "\n" + progress);
+            for (String[] row : own) {
+                String where = workload.title() + " / " + row[1];
+                assertNumber(row[OURS], where + " / ours");
+                boolean oursOnly = row[1].startsWith("ExpireBenchmark");
+                if (!oursOnly) {
+                    assertNumber(row[KAFKA], where + " / Kafka");
+                }
+                if (workload.impls().contains(Impl.NETTY) && !oursOnly && !row[1].startsWith("Purgatory")) {
+                    assertNumber(row[NETTY], where + " / Netty");
+                    assertNumber(row[JDK], where + " / JDK");
+                }
+            }
+        }
+    }
+
+    @Test
+    void parse_options() {
+        CompareOptions o = CompareOptions.parse("--quick", "--rounds", "2", "--only", "perf,acks");
+        assertTrue(o.quick());
+        assertEquals(2, o.rounds());
+        assertTrue(o.selects("perf-low") && o.selects("acks"));
+        assertFalse(o.selects("memory"));
+        assertEquals(3, CompareOptions.parse().rounds());
+    }
+
+    @Test
+    void format_numbers() {
+        assertEquals("1,234,567", Results.format(1_234_567));
+        assertEquals("12.3", Results.format(12.34));
+        assertEquals("0.00271", Results.format(0.002712));
+        assertEquals("—", Results.format(Double.NaN));
+    }
+
+    /** The body rows of the markdown table, cells trimmed, without the leading empty cell. */
+    private static List<String[]> tableRows(String report) {
+        return report.lines()
+                .filter(l -> l.startsWith("| ") && !l.startsWith("| Workload"))
+                .map(l -> Arrays.stream(l.substring(1, l.length() - 1).split("\\|")).map(String::trim)
+                        .toArray(String[]::new))
+                .toList();
+    }
+
+    private static void assertNumber(String cell, String where) {
+        try {
+            double v = Double.parseDouble(cell.replace(",", ""));
+            assertFalse(Double.isNaN(v), where);
+        } catch (NumberFormatException e) {
+            fail(where + ": not a number: '" + cell + "'");
+        }
+    }
+}
