@@ -39,6 +39,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
     private static final int SMALL_KEY_SET = 8;
+    private static final long EMPTY_KEYS_SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
     private final WatcherList[] shards;
@@ -61,6 +62,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     private final ReentrantLock closeLock = new ReentrantLock();
     /** Reaper thread only. */
     private long settledAtLastPurge;
+    /** Reaper thread only. */
+    private long lastPurgeNanos;
 
     /**
      * A purgatory with Kafka's defaults: its own timer (1 ms tick, 20 buckets), 512 shards,
@@ -331,16 +334,22 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /**
      * The purge policy, called by the reaper after each advance of the clock. Settled operations
-     * leave their lists at once, so a purge is needed only when removing an empty key failed (its
-     * hashCode or equals threw or changed): then, once {@code purgeInterval} operations have
-     * settled since the last purge, every shard is swept.
+     * leave their lists at once, so a purge only sweeps empty key lists: those each shard keeps
+     * for reuse (at most once a second: hot keys are re-created a few times a second at most,
+     * and lists of keys that never return are gone within about a second) and, once
+     * {@code purgeInterval} operations have settled, lingering ones whose key's hashCode or
+     * equals threw or changed.
      */
     void purgeIfNeeded() {
+        long now = clock.nanoTime();
         long settled = counters.settledTotal() + counters.completedAtOnce.sum();
-        if (counters.lingeringKeys.sum() == 0 || settled - settledAtLastPurge < purgeInterval) {
+        boolean lingering = counters.lingeringKeys.sum() > 0 && settled - settledAtLastPurge >= purgeInterval;
+        boolean keptTooLong = counters.emptyKeys.sum() > 0 && now - lastPurgeNanos >= EMPTY_KEYS_SWEEP_NANOS;
+        if (!lingering && !keptTooLong) {
             return;
         }
         settledAtLastPurge = settled;
+        lastPurgeNanos = now;
         counters.lingeringKeys.reset();
         int purged = 0;
         for (WatcherList shard : shards) {
@@ -348,6 +357,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         counters.purges.increment();
         LOG.debug("Purgatory '{}': purged {} entries", name, purged);
+    }
+
+    /** Empty key lists still in the shards' maps: kept for reuse, or lingering (tests). */
+    long emptyKeyLists() {
+        return counters.emptyKeys.sum() + counters.lingeringKeys.sum();
     }
 
     /** Checks every shard's invariants and the gauges against them (tests, in quiescence). */

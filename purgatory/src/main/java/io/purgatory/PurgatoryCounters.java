@@ -9,6 +9,8 @@ final class PurgatoryCounters {
     final LongAdder watched = new LongAdder();
     final LongAdder keys = new LongAdder();
     final LongAdder lingeringKeys = new LongAdder();
+    /** Emptied key lists kept for reuse (WatcherList S1). */
+    final LongAdder emptyKeys = new LongAdder();
     final LongAdder completed = new LongAdder();
     final LongAdder completedAtOnce = new LongAdder();
     final LongAdder expired = new LongAdder();

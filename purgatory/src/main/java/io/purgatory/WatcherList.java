@@ -15,12 +15,17 @@ import java.util.function.Consumer;
  */
 final class WatcherList {
 
+    /** Emptied key lists a shard keeps for reuse (S1). */
+    static final int MAX_EMPTY_KEPT = 16;
+
     /*
      * Implementation notes.
      *
-     * (S1) A key is in the map iff its Watchers is non-empty, except "lingering" empty entries
-     *      whose removal failed because the key's hashCode or equals threw or changed; those are
-     *      counted and swept by purge().
+     * (S1) A key is in the map iff its Watchers is non-empty, or it is one of at most
+     *      MAX_EMPTY_KEPT emptied lists kept for reuse (emptyKept counts them: a hot key then costs
+     *      no map insertion and removal per operation), or a "lingering" empty entry whose removal
+     *      failed because the key's hashCode or equals threw or changed. purge() sweeps both
+     *      kinds. The keys gauge counts the non-empty lists only.
      * (S2) Lock order: an operation's monitor, then a shard lock. Nothing is called on an
      *      operation while a shard lock is held.
      * (S3) Happens-before for no lost wake-up: tryCompleteElseWatch links under this lock and then
@@ -31,6 +36,8 @@ final class WatcherList {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Object, Watchers> watchersByKey = new HashMap<>();
+    /** Emptied lists kept in the map for reuse (S1); guarded by lock. */
+    private int emptyKept;
     private final PurgatoryCounters counters;
     /** The purgatory this shard belongs to (how an operation finds its owner: DelayedOperation D7). */
     final DelayedOperationPurgatory<?> purgatory;
@@ -52,6 +59,10 @@ final class WatcherList {
             if (watchers == null) {
                 watchers = new Watchers(key, this);
                 watchersByKey.put(key, watchers);
+                counters.keys.increment();
+            } else if (watchers.isEmpty()) { // a kept list, reused (S1)
+                emptyKept--;
+                counters.emptyKeys.decrement();
                 counters.keys.increment();
             }
             if (operation.watchers == unwatched) {
@@ -78,7 +89,13 @@ final class WatcherList {
                 return false;
             }
             if (watchers.isEmpty()) {
-                removeKey(watchers);
+                counters.keys.decrement();
+                if (emptyKept < MAX_EMPTY_KEPT) { // keep it for the key's next operation (S1)
+                    emptyKept++;
+                    counters.emptyKeys.increment();
+                } else {
+                    removeKey(watchers);
+                }
             }
             return true;
         } finally {
@@ -93,9 +110,7 @@ final class WatcherList {
         } catch (RuntimeException keyFailure) {
             removed = false;
         }
-        if (removed) {
-            counters.keys.decrement();
-        } else {
+        if (!removed) {
             counters.lingeringKeys.increment(); // (S1)
         }
     }
@@ -161,8 +176,9 @@ final class WatcherList {
     }
 
     /**
-     * Removes lingering empty keys and any settled operation still linked (neither should exist
-     * but for keys whose hashCode or equals failed). Returns the number of entries removed.
+     * Removes every empty key list (those kept for reuse, and lingering ones whose key's
+     * hashCode or equals failed) and any settled operation still linked (none should be).
+     * Returns the number of entries removed.
      */
     int purge() {
         int purged = 0;
@@ -171,6 +187,7 @@ final class WatcherList {
             Iterator<Watchers> it = watchersByKey.values().iterator();
             while (it.hasNext()) {
                 Watchers watchers = it.next();
+                boolean wasEmpty = watchers.isEmpty();
                 for (Object n = watchers.head; n != null; n = Watchers.next(n)) {
                     if (Watchers.operation(n).isCompleted() && watchers.unlink(n)) {
                         counters.watched.decrement();
@@ -178,11 +195,15 @@ final class WatcherList {
                     }
                 }
                 if (watchers.isEmpty()) {
+                    if (!wasEmpty) {
+                        counters.keys.decrement(); // emptied by this purge
+                    }
                     it.remove(); // by the stored hash: works even if the key's hashCode changed
-                    counters.keys.decrement();
                     purged++;
                 }
             }
+            counters.emptyKeys.add(-emptyKept);
+            emptyKept = 0;
         } finally {
             lock.unlock();
         }
@@ -218,10 +239,17 @@ final class WatcherList {
         }
     }
 
+    /** The keys with at least one linked operation (tests). */
     int keyCount() {
         lock.lock();
         try {
-            return watchersByKey.size();
+            int n = 0;
+            for (Watchers w : watchersByKey.values()) {
+                if (!w.isEmpty()) {
+                    n++;
+                }
+            }
+            return n;
         } finally {
             lock.unlock();
         }

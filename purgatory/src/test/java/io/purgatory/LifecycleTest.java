@@ -260,7 +260,7 @@ class LifecycleTest {
     }
 
     @Test
-    void reaper_keyLeftLingeringByAMutatedHashCode_isPurgedWithoutAnyCall() {
+    void reaper_emptiedKeyListEvenWithAMutatedHashCode_isSweptWithoutAnyCall() {
         try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("auto-purge")
                 .purgeInterval(1).build()) {
             PurgatoryMetricsTest.MutableKey key = new PurgatoryMetricsTest.MutableKey(1);
@@ -268,15 +268,16 @@ class LifecycleTest {
             p.tryCompleteElseWatch(op, List.of(key));
             key.hash = 2;
             op.forceComplete();
-            assertThat(p.watchedKeys()).isEqualTo(1);
+            assertThat(p.watchedKeys()).isZero();
+            assertThat(p.emptyKeyLists()).isEqualTo(1);
 
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(TestThreads.BOUND_SECONDS);
             while (p.stats().purges() == 0 && System.nanoTime() - deadline < 0) {
-                Thread.yield(); // the reaper runs its purge policy at least every 200 ms
+                Thread.yield(); // the reaper sweeps kept lists about once a second
             }
 
-            assertThat(p.stats().purges()).isEqualTo(1);
-            assertThat(p.watchedKeys()).isZero();
+            assertThat(p.stats().purges()).isGreaterThanOrEqualTo(1);
+            assertThat(p.emptyKeyLists()).isZero();
             p.checkInvariants();
         }
     }

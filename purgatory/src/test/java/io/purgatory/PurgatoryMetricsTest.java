@@ -155,33 +155,58 @@ class PurgatoryMetricsTest {
     }
 
     @Test
-    void purgesCounter_keyWhoseHashChanged_lingersUntilAPurgeRemovesIt() {
-        try (DelayedOperationPurgatory<MockOperation> p = builder("purged").purgeInterval(2).build()) {
+    void purgesCounter_keyEmptied_listIsKeptForReuseThenSweptAfterASecond() {
+        try (DelayedOperationPurgatory<MockOperation> p = builder("purged").build()) {
             MutableKey key = new MutableKey(1);
-            MockOperation first = new MockOperation(100);
+            MockOperation first = new MockOperation(100_000);
             p.tryCompleteElseWatch(first, List.of(key));
-            key.hash = 2;
+            key.hash = 2; // even a key whose hashCode changed is swept
 
             first.forceComplete();
 
             assertThat(p.watched()).isZero();
-            assertThat(p.watchedKeys()).as("the empty key could not be removed").isEqualTo(1);
+            assertThat(p.watchedKeys()).as("no pending operation on it").isZero();
+            assertThat(p.emptyKeyLists()).as("its list is kept for the key's next operation").isEqualTo(1);
             p.checkInvariants();
+            timer.advanceClock(999);
             p.purgeIfNeeded();
-            assertThat(p.watchedKeys()).as("fewer than purgeInterval settled: no purge yet").isEqualTo(1);
-            MockOperation second = new MockOperation(100);
-            second.completable = true;
-            p.tryCompleteElseWatch(second, List.of("other"));
+            assertThat(p.stats().purges()).as("kept for less than a second: no sweep yet").isZero();
+            timer.advanceClock(1);
 
             p.purgeIfNeeded();
 
-            assertThat(p.watchedKeys()).isZero();
+            assertThat(p.emptyKeyLists()).isZero();
             assertThat(p.stats().purges()).isEqualTo(1);
             assertThat(registry.get("purgatory.purges").tag("purgatory", "purged").functionCounter().count())
                     .isEqualTo(1.0);
             p.checkInvariants();
+            timer.advanceClock(5_000);
             p.purgeIfNeeded();
-            assertThat(p.stats().purges()).as("nothing lingers: no purge").isEqualTo(1);
+            assertThat(p.stats().purges()).as("nothing kept: no purge").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void purgesCounter_shardFullAndKeyHashChanged_lingersUntilPurgeIntervalSettled() {
+        try (DelayedOperationPurgatory<MockOperation> p = builder("lingering").shards(1).purgeInterval(2).build()) {
+            for (int i = 0; i < WatcherList.MAX_EMPTY_KEPT; i++) { // fill the shard's kept lists
+                MockOperation op = new MockOperation(100_000);
+                p.tryCompleteElseWatch(op, List.of("kept-" + i));
+                op.forceComplete();
+            }
+            MutableKey key = new MutableKey(1);
+            MockOperation first = new MockOperation(100_000);
+            p.tryCompleteElseWatch(first, List.of(key));
+            key.hash = 2;
+
+            first.forceComplete(); // its list cannot be kept and cannot be removed: it lingers
+
+            assertThat(p.emptyKeyLists()).isEqualTo(WatcherList.MAX_EMPTY_KEPT + 1);
+            p.purgeIfNeeded(); // the manual clock has not moved: only the lingering rule can fire
+            assertThat(p.stats().purges()).isEqualTo(1);
+            assertThat(p.emptyKeyLists()).isZero();
+            assertThat(p.watchedKeys()).isZero();
+            p.checkInvariants();
         }
     }
 
