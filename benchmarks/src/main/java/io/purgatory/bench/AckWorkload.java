@@ -17,26 +17,15 @@ import java.util.concurrent.atomic.LongAdder;
  * producer yields while the window is full rather than parking: a blocking hand-off (a semaphore)
  * made park/unpark system calls the bulk of the cost, for both implementations alike.
  */
-final class AckWorkload implements Workload {
+final class AckWorkload extends Workload {
 
     static final String TITLE = "1 acks";
     static final Metric RATE = new Metric(TITLE, "completions/s", Bar.atLeastTimesKafka(2));
     static final Metric CPU = new Metric(TITLE, "CPU ns/completion", Bar.atMostFractionOfKafka(0.5));
     private static final long TIMEOUT_MS = 30_000;
 
-    @Override
-    public String id() {
-        return "acks";
-    }
-
-    @Override
-    public String title() {
-        return TITLE;
-    }
-
-    @Override
-    public List<Impl> impls() {
-        return List.of(Impl.OURS, Impl.KAFKA);
+    AckWorkload() {
+        super("acks", TITLE, List.of(Impl.OURS, Impl.KAFKA));
     }
 
     @Override

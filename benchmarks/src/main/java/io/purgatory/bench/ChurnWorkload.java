@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
  * one schedule or one cancel (a step is two). Measures operations per second and process CPU per
  * operation over a fixed window, after the rings are filled.
  */
-final class ChurnWorkload implements Workload {
+final class ChurnWorkload extends Workload {
 
     static final String TITLE = "4 timer churn";
     static final Metric RATE = new Metric(TITLE, "ops/s (schedule or cancel)", Bar.aheadOfAll(true));
@@ -21,19 +21,8 @@ final class ChurnWorkload implements Workload {
     private static final int THREADS = 2;
     private static final long LONG_MS = 30_000;
 
-    @Override
-    public String id() {
-        return "churn";
-    }
-
-    @Override
-    public String title() {
-        return TITLE;
-    }
-
-    @Override
-    public List<Impl> impls() {
-        return List.of(Impl.OURS, Impl.KAFKA, Impl.NETTY, Impl.JDK);
+    ChurnWorkload() {
+        super("churn", TITLE, List.of(Impl.OURS, Impl.KAFKA, Impl.NETTY, Impl.JDK));
     }
 
     @Override

@@ -9,26 +9,15 @@ import java.util.List;
  * Measures the insert rate and each operation's lateness (its {@code onExpiration} time minus the
  * deadline taken when it was added), and counts operations lost, fired early, or fired twice.
  */
-final class ExpirationWorkload implements Workload {
+final class ExpirationWorkload extends Workload {
 
     static final String TITLE = "2 expiration (purgatory)";
     static final Metric INSERT_RATE = new Metric(TITLE, "inserts/s", Bar.atLeastTimesKafka(3));
     static final LatenessTracker.Metrics METRICS = LatenessTracker.Metrics.of(TITLE, true);
     private static final long GRACE_MS = 5_000;
 
-    @Override
-    public String id() {
-        return "expiration";
-    }
-
-    @Override
-    public String title() {
-        return TITLE;
-    }
-
-    @Override
-    public List<Impl> impls() {
-        return List.of(Impl.OURS, Impl.KAFKA);
+    ExpirationWorkload() {
+        super("expiration", TITLE, List.of(Impl.OURS, Impl.KAFKA));
     }
 
     @Override

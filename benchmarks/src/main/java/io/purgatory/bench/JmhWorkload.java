@@ -22,26 +22,15 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * (JMH's own forks and iterations, not alternating rounds); each row is JMH's mean score. JMH's
  * log goes to a file, named in the progress log, so stdout stays the table.
  */
-final class JmhWorkload implements Workload {
+final class JmhWorkload extends Workload {
 
     static final String TITLE = "6 JMH";
     private static final String PACKAGE = "io.purgatory.bench.jmh.";
 
     private final Map<String, Metric> metrics = new HashMap<>();
 
-    @Override
-    public String id() {
-        return "jmh";
-    }
-
-    @Override
-    public String title() {
-        return TITLE;
-    }
-
-    @Override
-    public List<Impl> impls() {
-        return List.of(Impl.OURS, Impl.KAFKA, Impl.NETTY, Impl.JDK);
+    JmhWorkload() {
+        super("jmh", TITLE, List.of(Impl.OURS, Impl.KAFKA, Impl.NETTY, Impl.JDK));
     }
 
     @Override

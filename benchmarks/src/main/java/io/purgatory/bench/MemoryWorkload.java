@@ -12,7 +12,7 @@ import java.util.function.IntSupplier;
  * {@code numDelayed()} (pending) and {@code watched()}, with all of them pending. The first
  * measured round of each implementation also notes a per-class breakdown.
  */
-final class MemoryWorkload implements Workload {
+final class MemoryWorkload extends Workload {
 
     static final String TITLE = "3 memory";
     static final Metric BYTES = new Metric(TITLE, "heap bytes/pending op", Bar.atMost(80));
@@ -26,22 +26,8 @@ final class MemoryWorkload implements Workload {
     private volatile int sink;
 
     MemoryWorkload(Results results) {
+        super("memory", TITLE, List.of(Impl.OURS, Impl.KAFKA));
         this.results = results;
-    }
-
-    @Override
-    public String id() {
-        return "memory";
-    }
-
-    @Override
-    public String title() {
-        return TITLE;
-    }
-
-    @Override
-    public List<Impl> impls() {
-        return List.of(Impl.OURS, Impl.KAFKA);
     }
 
     @Override

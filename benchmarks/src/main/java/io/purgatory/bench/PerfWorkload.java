@@ -19,14 +19,12 @@ import java.util.concurrent.TimeUnit;
  * climbs a ladder of rates until a step fails. Measures the highest target rate sustained, the
  * highest enqueue rate reached, and process CPU per request at a fixed rate.
  */
-final class PerfWorkload implements Workload {
+final class PerfWorkload extends Workload {
 
     private static final long TIMEOUT_MS = 200;
     private static final int SAMPLES = 1_000_000;
     private static final double SUSTAINED = 0.95;
 
-    private final String id;
-    private final String title;
     private final Metric sustained;
     private final Metric reached;
     private final Metric cpu;
@@ -34,8 +32,7 @@ final class PerfWorkload implements Workload {
     private final Map<Integer, int[]> intervalsByRate = new HashMap<>();
 
     private PerfWorkload(String id, String title, double pct50, double pct75) {
-        this.id = id;
-        this.title = title;
+        super(id, title, List.of(Impl.OURS, Impl.KAFKA));
         this.sustained = new Metric(title, "highest rate sustained (req/s)");
         this.reached = new Metric(title, "highest enqueue rate reached (req/s)");
         this.cpu = new Metric(title, "CPU us/request at the reference rate");
@@ -50,21 +47,6 @@ final class PerfWorkload implements Workload {
     /** p50 200 ms, p75 400 ms: about half expire. */
     static PerfWorkload highTimeout() {
         return new PerfWorkload("perf-high", "5 perf (p50 200/p75 400 ms)", 200, 400);
-    }
-
-    @Override
-    public String id() {
-        return id;
-    }
-
-    @Override
-    public String title() {
-        return title;
-    }
-
-    @Override
-    public List<Impl> impls() {
-        return List.of(Impl.OURS, Impl.KAFKA);
     }
 
     @Override
@@ -98,7 +80,7 @@ final class PerfWorkload implements Workload {
     private Step runStep(Impl impl, int[] intervals, int n) throws InterruptedException {
         List<BenchKey> keys = List.of(BenchKey.range(3)); // the same 3 keys for every request
         CountDownLatch latch = new CountDownLatch(n);
-        try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, id + "-" + impl.id());
+        try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, id() + "-" + impl.id());
              CompletionQueue completions = new CompletionQueue()) {
             long cpu0 = Probe.processCpuNanos();
             long start = System.currentTimeMillis();

@@ -8,26 +8,15 @@ import java.util.List;
  * as it can) on the four timers. Measures insert rate and lateness, and counts lost, early and
  * doubled fires. Informational: the issue's bars apply to the purgatory-level run.
  */
-final class TimerExpirationWorkload implements Workload {
+final class TimerExpirationWorkload extends Workload {
 
     static final String TITLE = "2 expiration (timer)";
     static final Metric INSERT_RATE = new Metric(TITLE, "inserts/s");
     static final LatenessTracker.Metrics METRICS = LatenessTracker.Metrics.of(TITLE, false);
     private static final long GRACE_MS = 5_000;
 
-    @Override
-    public String id() {
-        return "expiration-timer";
-    }
-
-    @Override
-    public String title() {
-        return TITLE;
-    }
-
-    @Override
-    public List<Impl> impls() {
-        return List.of(Impl.OURS, Impl.KAFKA, Impl.NETTY, Impl.JDK);
+    TimerExpirationWorkload() {
+        super("expiration-timer", TITLE, List.of(Impl.OURS, Impl.KAFKA, Impl.NETTY, Impl.JDK));
     }
 
     @Override

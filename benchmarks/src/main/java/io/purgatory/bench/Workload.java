@@ -8,21 +8,37 @@ import java.util.List;
  * each implementation up once (full mode), then runs them alternately, A, B, A, B..., for the
  * given number of rounds; the table reports medians.
  */
-interface Workload {
+abstract class Workload {
+
+    private final String id;
+    private final String title;
+    private final List<Impl> impls;
+
+    Workload(String id, String title, List<Impl> impls) {
+        this.id = id;
+        this.title = title;
+        this.impls = impls;
+    }
 
     /** The id used by {@code --only}. */
-    String id();
+    final String id() {
+        return id;
+    }
 
     /** The title in the table's first column. */
-    String title();
+    final String title() {
+        return title;
+    }
 
     /** The implementations compared, in the order they alternate. */
-    List<Impl> impls();
+    List<Impl> impls() {
+        return impls;
+    }
 
     /** One measured run of {@code impl}. */
-    void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) throws Exception;
+    abstract void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) throws Exception;
 
-    default void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
+    void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
         List<Impl> impls = impls().stream().filter(options::runs).toList();
         int rounds = options.rounds();
         if (sizes.warmup()) {
