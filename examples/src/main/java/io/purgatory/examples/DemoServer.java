@@ -33,6 +33,7 @@ public final class DemoServer implements AutoCloseable {
     private final DemoLoad load;
     private final ExecutorService httpThreads = Executors.newFixedThreadPool(4, DaemonThreads.factory("demo-http"));
     private HttpServer server;
+    private final java.util.Map<String, Long> expiredBeforeClose = new java.util.concurrent.ConcurrentHashMap<>();
 
     DemoServer(DemoOptions options) {
         this.options = options;
@@ -58,10 +59,24 @@ public final class DemoServer implements AutoCloseable {
             System.out.print(DemoOptions.USAGE);
             return;
         }
-        try (DemoServer demo = new DemoServer(options)) {
+        DemoServer demo = new DemoServer(options);
+        try (demo) {
             demo.start();
             demo.run(System.out);
         }
+        System.out.println(demo.closingNote());
+    }
+
+    /** After close(): what became of the operations still pending (the close policy expires them). */
+    String closingNote() {
+        long settledAtClose = 0;
+        int pendingNow = 0;
+        for (DelayedOperationPurgatory<?> p : stats.purgatories()) {
+            settledAtClose += p.stats().expired() - expiredBeforeClose.getOrDefault(p.name(), 0L);
+            pendingNow += p.numDelayed();
+        }
+        return String.format(Locale.ROOT, "closed: %d operations still pending were expired, so every caller"
+                + " got its answer; %d pending now", settledAtClose, pendingNow);
     }
 
     /** Starts serving and the load; returns the port. */
@@ -163,6 +178,9 @@ public final class DemoServer implements AutoCloseable {
     @Override
     public void close() {
         load.close();
+        for (DelayedOperationPurgatory<?> p : stats.purgatories()) {
+            expiredBeforeClose.put(p.name(), p.stats().expired());
+        }
         if (server != null) {
             server.stop(0);
         }

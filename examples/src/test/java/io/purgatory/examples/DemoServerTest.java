@@ -14,11 +14,13 @@ class DemoServerTest {
     void run_shortDuration_printsAProgressLineASecondThenTheSummary() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DemoOptions options = DemoOptions.parse("--duration", "2", "--port", "0", "--rate", "500");
-        try (DemoServer demo = new DemoServer(options); PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+        DemoServer demo = new DemoServer(options);
+        try (demo; PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
             demo.start();
             demo.run(out);
         }
         String output = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(demo.closingNote()).matches("closed: \\d+ operations still pending were expired.*; 0 pending now");
 
         assertThat(output).contains("dashboard http://127.0.0.1:", "t=  1s", "t=  2s", "purgatory  completed");
         assertThat(output).containsPattern("(?m)^produce +[1-9]\\d* ");
