@@ -89,11 +89,14 @@ public final class SystemTimer implements Timer {
                 if (engine.expireDue()) {
                     return true;
                 }
+                if (engine.cascadeAhead()) {
+                    continue; // one bounded step; due work first
+                }
                 long remaining = timeoutNanos - (engine.nowNanos() - start);
                 if (remaining <= 0) {
                     return false;
                 }
-                engine.parkDriver(Math.min(remaining, engine.nanosUntilNextDue()));
+                engine.parkDriver(Math.min(remaining, engine.nanosUntilNextWork()));
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while advancing timer '" + engine.name() + "'");
                 }
@@ -136,6 +139,10 @@ public final class SystemTimer implements Timer {
 
     long checkInvariants() {
         return engine.checkInvariants();
+    }
+
+    TimerEngine engine() {
+        return engine;
     }
 
     @Override

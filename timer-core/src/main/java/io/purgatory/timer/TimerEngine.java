@@ -62,6 +62,8 @@ final class TimerEngine {
     private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long ACTIVE = Long.MIN_VALUE;
     private static final int INBOX_BATCH_MASK = 1024 - 1;
+    /** Tasks re-added per step of cascading ahead, between checks for due work (TimingWheel W4). */
+    private static final int EARLY_BATCH = 1024;
     private static final VarHandle INBOX;
 
     static {
@@ -279,13 +281,27 @@ final class TimerEngine {
         }
     }
 
-    /** Nanoseconds until the earliest bucket is due; Long.MAX_VALUE if there is none. */
-    long nanosUntilNextDue() {
+    /**
+     * One bounded step of cascading ahead (TimingWheel W4), for a driver that found nothing due:
+     * re-adds up to EARLY_BATCH tasks of a coarser bucket due soon. Returns true iff it did work;
+     * the caller then expires what became due before the next step.
+     */
+    boolean cascadeAhead() {
+        assert driverLock.isHeldByCurrentThread();
+        return !closed && wheel.cascadeEarly(EARLY_BATCH, reinsert);
+    }
+
+    /**
+     * Nanoseconds until the earliest bucket is due or an early cascade may start (W4);
+     * Long.MAX_VALUE if there is neither.
+     */
+    long nanosUntilNextWork() {
         TimerTaskList bucket = queue.peek();
         if (bucket == null) {
             return Long.MAX_VALUE;
         }
-        long dueNanos = TimingWheel.saturatedMultiply(bucket.expirationMs(), NANOS_PER_MS);
+        long nextMs = Math.min(bucket.expirationMs(), wheel.nextEarlyStartMs());
+        long dueNanos = TimingWheel.saturatedMultiply(nextMs, NANOS_PER_MS);
         return dueNanos == Long.MAX_VALUE ? Long.MAX_VALUE : dueNanos - nowNanos();
     }
 

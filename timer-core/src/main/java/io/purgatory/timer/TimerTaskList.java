@@ -76,6 +76,37 @@ final class TimerTaskList {
         }
     }
 
+    /** Unlinks and returns the first task, or null if the list is empty. O(1). */
+    TimerTask poll() {
+        TimerTask task = root.next;
+        if (task == root) {
+            return null;
+        }
+        remove(task);
+        return task;
+    }
+
+    /**
+     * Moves every task and the expiration to {@code target}, which must be empty and unqueued, and
+     * leaves this list empty and unqueued. O(1). The caller takes this list out of the queue first
+     * and puts {@code target} in it after (L2): a queued list's expiration must not change.
+     */
+    void moveAllTo(TimerTaskList target) {
+        assert target.isEmpty() && target.expirationMs == NONE : "target in use: " + target;
+        if (!isEmpty()) {
+            TimerTask first = root.next;
+            TimerTask last = root.prev;
+            target.root.next = first;
+            target.root.prev = last;
+            first.prev = target.root;
+            last.next = target.root;
+            root.next = root;
+            root.prev = root;
+        }
+        target.expirationMs = expirationMs;
+        expirationMs = NONE;
+    }
+
     /** Sets the expiration; returns true iff it changed, i.e. the bucket must be queued (L2). */
     boolean setExpiration(long expirationMs) {
         if (this.expirationMs == expirationMs) {
