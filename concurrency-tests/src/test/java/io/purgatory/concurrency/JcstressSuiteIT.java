@@ -1,0 +1,116 @@
+package io.purgatory.concurrency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs the module's jcstress suite from its shaded jar in a separate JVM (jcstress forks its own
+ * test VMs) and fails the build unless every test ran and none saw a FORBIDDEN outcome or an
+ * error. jcstress itself exits 0 when it ran nothing, so this also checks that each test listed
+ * in the jar's {@code META-INF/TestList} reported {@code [OK]}.
+ *
+ * <p>System properties (set from Maven properties of the same name, see the pom):
+ * {@code jcstress.mode} is {@code ci} (two VM configurations, one fork, one 200 ms iteration per
+ * test: about a minute on 2 cores) or a jcstress preset ({@code sanity}, {@code quick},
+ * {@code default}, {@code tough}); {@code jcstress.tests} a regex of tests;
+ * {@code jcstress.timeoutMinutes} the bound on the whole run (a failure bound, not a timing check).
+ */
+class JcstressSuiteIT {
+
+    private static final List<String> CI_ARGS =
+            List.of("-jvmArgs", "-XX:+UseG1GC", "-sc", "false", "-f", "1", "-iters", "1", "-time", "200");
+    private static final Pattern RESULTS = Pattern.compile(
+            "Results: (\\d+) planned; (\\d+) passed, (\\d+) failed, (\\d+) soft errs, (\\d+) hard errs");
+
+    @Test
+    void jcstressSuite_run_everyTestPassesWithNoForbiddenOutcome() throws Exception {
+        Path jar = Paths.get(System.getProperty("jcstress.jar", "target/jcstress.jar"));
+        assertThat(jar).as("the shaded jcstress jar (built in the package phase)").exists();
+        Path resultsDir = Paths.get(System.getProperty("jcstress.results", "target/jcstress-results"));
+        Files.createDirectories(resultsDir);
+        Path output = resultsDir.resolve("output.txt");
+        String mode = System.getProperty("jcstress.mode", "ci");
+        String tests = System.getProperty("jcstress.tests", ".*");
+        long timeoutMinutes = Long.getLong("jcstress.timeoutMinutes", 10);
+
+        List<String> command = new ArrayList<>(List.of(
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", jar.toString(), "-v", "-r", resultsDir.toString(), "-t", tests));
+        if (mode.equals("ci")) {
+            command.addAll(CI_ARGS);
+        } else {
+            command.addAll(List.of("-m", mode));
+        }
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(output.toFile()).start();
+        if (!process.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            fail("jcstress did not finish within " + timeoutMinutes + " min; output in " + output);
+        }
+        String log = Files.readString(output, StandardCharsets.UTF_8);
+
+        assertThat(process.exitValue())
+                .as("jcstress exit code (non-zero on FORBIDDEN outcomes or errors); output in %s:%n%s",
+                        output, tail(log))
+                .isZero();
+        assertThat(log).as("output in %s", output)
+                .contains("Failed tests: No matches.")
+                .contains("Error tests: No matches.");
+        Matcher results = RESULTS.matcher(log);
+        String last = null;
+        while (results.find()) {
+            last = results.group();
+        }
+        assertThat(last).as("jcstress's final tally; output in %s:%n%s", output, tail(log)).isNotNull();
+        Matcher tally = RESULTS.matcher(last);
+        assertThat(tally.find()).isTrue();
+        assertThat(Long.parseLong(tally.group(1))).as("results planned").isPositive();
+        assertThat(tally.group(2)).as("passed = planned: %s", last).isEqualTo(tally.group(1));
+        assertThat(Arrays.asList(tally.group(3), tally.group(4), tally.group(5)))
+                .as("failed, soft and hard errors: %s", last).containsOnly("0");
+        for (String test : testsInJar(tests)) {
+            assertThat(log).as("test %s ran and passed; output in %s", test, output)
+                    .contains("[OK] " + test);
+        }
+    }
+
+    /** The jcstress tests compiled into this module (its META-INF/TestList) that match {@code regex}. */
+    private static List<String> testsInJar(String regex) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (InputStream in = JcstressSuiteIT.class.getResourceAsStream("/META-INF/TestList")) {
+            assertThat(in).as("META-INF/TestList, written by jcstress's annotation processor").isNotNull();
+            Pattern entry = Pattern.compile("^JCTEST(\\d+)S");
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                Matcher m = entry.matcher(line);
+                if (m.find()) {
+                    int length = Integer.parseInt(m.group(1));
+                    String name = line.substring(m.end(), m.end() + length);
+                    if (Pattern.compile(regex).matcher(name).find()) {
+                        names.add(name);
+                    }
+                }
+            }
+        }
+        assertThat(names).as("jcstress tests matching %s", regex).isNotEmpty();
+        return names;
+    }
+
+    private static String tail(String log) {
+        return log.length() <= 6000 ? log : log.substring(log.length() - 6000);
+    }
+}

@@ -1,0 +1,174 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.timer.DaemonThreads;
+import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.Timer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A full, rejecting or misbehaving expiration executor: every expiration still happens, exactly
+ * once (a rejected one runs on the reaper thread instead), and every rejection is reported to the
+ * timer's error handler (logged by default) and counted by the purgatory's timer.
+ */
+class FaultExecutorTest {
+
+    @Test
+    void expirationExecutor_rejectsEverything_operationsExpireOnTheReaperAndEachRejectionIsReported()
+            throws Exception {
+        Executor rejecting = command -> {
+            throw new RejectedExecutionException("saturated");
+        };
+        int n = 50;
+        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("rejecting")
+                     .expirationExecutor(rejecting).build()) {
+            List<HookOp> ops = submitExpiring(p, n);
+
+            awaitSettled(ops);
+
+            assertThat(ops).allSatisfy(op -> {
+                assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
+                assertThat(op.callbackCounts()).isEqualTo("1,1,0");
+                assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-rejecting");
+            });
+            assertThat(((SystemTimer) p.timer()).failedTaskCount()).as("rejections counted").isEqualTo(n);
+            assertThat(timerLog.events()).hasSize(n).allSatisfy(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.ERROR);
+                assertThat(e.getThrowableProxy().getClassName()).isEqualTo(RejectedExecutionException.class.getName());
+            });
+            assertThat(p.stats().expired()).isEqualTo(n);
+            assertThat(p.stats().callbackErrors()).isZero();
+        }
+        ReliabilitySupport.assertNoLibraryThreadLeft("rejecting");
+    }
+
+    @Test
+    void expirationExecutor_boundedQueueFull_overflowExpiresOnTheReaperAndNothingIsLost() throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1),
+                DaemonThreads.factory("user-pool"), new ThreadPoolExecutor.AbortPolicy());
+        CountDownLatch blocking = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        int n = 20;
+        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("full-pool")
+                     .expirationExecutor(pool).build()) {
+            HookOp blocker = new HookOp(1);
+            blocker.expirationHook = () -> {
+                blocking.countDown();
+                awaitUninterruptibly(release); // the pool's only thread is busy: its queue (1) fills next
+            };
+            p.tryCompleteElseWatch(blocker, List.of("blocker"));
+            ReliabilitySupport.await(blocking, "the pool's thread blocked");
+
+            List<HookOp> ops = submitExpiring(p, n);
+            ReliabilitySupport.awaitCondition("all but the queued expiration ran",
+                    () -> ops.stream().filter(op -> op.isCompleted()).count() == n - 1);
+            release.countDown();
+            awaitSettled(ops);
+            ReliabilitySupport.await(blocker.settled, "the blocked expiration");
+
+            long onReaper = ops.stream().filter(op -> op.expiredOn.getName().equals("ExpirationReaper-full-pool")).count();
+            assertThat(onReaper).isEqualTo(n - 1);
+            assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).isEqualTo("1,1,0"));
+            assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(n - 1);
+            assertThat(timerLog.events()).hasSize(n - 1);
+            assertThat(p.stats().expired()).isEqualTo(n + 1);
+        } finally {
+            pool.shutdown();
+        }
+        assertThat(pool.awaitTermination(ReliabilitySupport.BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void expirationExecutor_shutDownByItsOwnerWhileInUse_laterExpirationsRunOnTheReaper() throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                new java.util.concurrent.LinkedBlockingQueue<>(), DaemonThreads.factory("owned-elsewhere"));
+        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("pool-shut")
+                     .expirationExecutor(pool).build()) {
+            List<HookOp> before = submitExpiring(p, 5);
+            awaitSettled(before);
+            assertThat(before).allSatisfy(op -> assertThat(op.expiredOn.getName()).isEqualTo("owned-elsewhere"));
+
+            pool.shutdown();
+            List<HookOp> after = submitExpiring(p, 5);
+            awaitSettled(after);
+
+            assertThat(after).allSatisfy(op -> {
+                assertThat(op.callbackCounts()).isEqualTo("1,1,0");
+                assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-pool-shut");
+            });
+            assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(5);
+            assertThat(timerLog.events()).hasSize(5);
+        }
+    }
+
+    @Test
+    void expirationExecutor_runsTheTaskThenThrows_eachOperationStillExpiresExactlyOnce() throws Exception {
+        Executor runsThenRefuses = command -> {
+            command.run();
+            throw new RejectedExecutionException("ran it, then refused it"); // the timer runs it again
+        };
+        int n = 20;
+        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("runs-twice")
+                     .expirationExecutor(runsThenRefuses).build()) {
+            List<HookOp> ops = submitExpiring(p, n);
+
+            awaitSettled(ops);
+            ReliabilitySupport.awaitCondition("every rejection reported", () -> timerLog.events().size() == n);
+
+            assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).as("exactly once").isEqualTo("1,1,0"));
+            assertThat(p.stats().expired()).isEqualTo(n);
+            assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(n);
+        }
+    }
+
+    private static List<HookOp> submitExpiring(DelayedOperationPurgatory<HookOp> p, int n) {
+        List<HookOp> ops = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            HookOp op = new HookOp(1 + i % 3);
+            ops.add(op);
+            assertThat(p.tryCompleteElseWatch(op, List.of("k" + i % 7))).isFalse();
+        }
+        return ops;
+    }
+
+    private static void awaitSettled(List<HookOp> ops) throws InterruptedException {
+        for (HookOp op : ops) {
+            ReliabilitySupport.await(op.settled, "expiration of " + op);
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (latch.await(ReliabilitySupport.BOUND_SECONDS, TimeUnit.SECONDS)) {
+                        return;
+                    }
+                    throw new AssertionError("never released");
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerTask;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Edges of the purgatory that the behaviour suites leave open, found by mutation testing: shard
+ * locks released by every reading call, a walk of a key that meets an operation settled during
+ * the walk, an operation completed between its tries and its timer entry, and a callback failure
+ * of an operation that was never submitted.
+ */
+class PurgatoryEdgeCaseTest {
+
+    private final ManualTimer timer = new ManualTimer();
+
+    @AfterEach
+    void tearDown() {
+        timer.close();
+    }
+
+    @Test
+    void shardLock_afterEveryReadingCall_isFreeForAnotherThread() throws Exception {
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("locks").timer(timer)
+                .reaperEnabled(false).shards(1).build();
+        p.tryCompleteElseWatch(new HookOp(100), List.of("a"));
+
+        p.checkInvariants(); // walks every shard and counts its keys
+        assertThat(p.cancelForKey("missing")).isEmpty();
+        assertThat(p.checkAndComplete("a")).isZero();
+        HookOp other = new HookOp(100);
+        Thread watcher = new Thread(() -> p.tryCompleteElseWatch(other, List.of("b")), "other-thread");
+        watcher.setDaemon(true);
+        watcher.start();
+        watcher.join(TimeUnit.SECONDS.toMillis(ReliabilitySupport.BOUND_SECONDS));
+
+        assertThat(watcher.isAlive()).as("the other thread got the shard lock").isFalse();
+        assertThat(p.numDelayed()).isEqualTo(2);
+        p.close();
+    }
+
+    @Test
+    void checkAndComplete_anOperationSettledEarlierInTheSameWalk_isSkippedNotTriedAndNotCounted() {
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("walk").timer(timer)
+                .reaperEnabled(false).build();
+        HookOp first = new HookOp(100);
+        HookOp second = new HookOp(100);
+        p.tryCompleteElseWatch(first, List.of("k"));
+        p.tryCompleteElseWatch(second, List.of("k"));
+        int secondTriesBefore = second.tries.get();
+        AtomicBoolean once = new AtomicBoolean();
+        first.tryHook = () -> {
+            if (once.compareAndSet(false, true)) {
+                second.cancel(); // unlinked while the walk stands on the first node (Watchers W2)
+            }
+        };
+        first.completable = true;
+        second.completable = true;
+
+        assertThat(p.checkAndComplete("k")).isEqualTo(1);
+
+        assertThat(first.outcome()).isEqualTo(Outcome.COMPLETED);
+        assertThat(second.outcome()).isEqualTo(Outcome.CANCELLED);
+        assertThat(second.tries.get()).as("(D2) never tried once settled").isEqualTo(secondTriesBefore);
+        assertThat(second.callbackCounts()).isEqualTo("0,0,1");
+        assertThat(p.watched()).isZero();
+        p.close();
+    }
+
+    @Test
+    void tryCompleteElseWatch_operationCompletedBetweenItsTriesAndItsTimerEntry_leavesNoTimerEntry() {
+        Timer completingTimer = new Timer() {
+            @Override
+            public void add(TimerTask task) {
+                ((DelayedOperation) task).forceComplete(); // another thread's completion, landing here
+                timer.add(task);
+            }
+
+            @Override
+            public boolean advanceClock(long timeoutMs) {
+                return timer.advanceClock(timeoutMs);
+            }
+
+            @Override
+            public int size() {
+                return timer.size();
+            }
+
+            @Override
+            public void close() {
+                timer.close();
+            }
+        };
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("late-add")
+                .timer(completingTimer).reaperEnabled(false).build();
+        HookOp op = new HookOp(100);
+
+        assertThat(p.tryCompleteElseWatch(op, List.of("k"))).as("completed elsewhere, not by this call").isFalse();
+
+        assertThat(op.callbackCounts()).isEqualTo("1,0,0");
+        assertThat(timer.size()).as("the timer entry added after the completion is removed").isZero();
+        assertThat(p.watched()).isZero();
+        timer.advanceClock(100);
+        assertThat(op.callbackCounts()).isEqualTo("1,0,0");
+        p.close();
+    }
+
+    @Test
+    void isWatched_throughTheLifecycle_isSetOnceTheOperationIsOnItsKeys() {
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("watched-flag").timer(timer)
+                .reaperEnabled(false).build();
+        HookOp watched = new HookOp(100);
+        HookOp atOnce = new HookOp(100);
+        atOnce.completable = true;
+        assertThat(watched.isWatched()).isFalse();
+
+        p.tryCompleteElseWatch(watched, List.of("k"));
+        p.tryCompleteElseWatch(atOnce, List.of("k"));
+
+        assertThat(watched.isWatched()).isTrue();
+        assertThat(atOnce.isWatched()).as("completed by its first try: never watched").isFalse();
+        watched.cancel();
+        assertThat(watched.isWatched()).as("a settled operation keeps the flag").isTrue();
+        p.close();
+    }
+
+    @Test
+    void callbackThrows_operationNeverSubmitted_isLoggedUnderNoPurgatory() {
+        HookOp loose = new HookOp(100);
+        loose.completeHook = () -> {
+            throw new IllegalStateException("boom");
+        };
+
+        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(DelayedOperationPurgatory.class)) {
+            assertThat(loose.forceComplete()).isTrue();
+
+            assertThat(log.events()).singleElement().satisfies(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.ERROR);
+                assertThat(e.getFormattedMessage()).contains("'(none)'", "onComplete");
+                assertThat(e.getThrowableProxy().getMessage()).isEqualTo("boom");
+            });
+        }
+        assertThat(loose.callbackCounts()).isEqualTo("1,0,0");
+    }
+
+    @Test
+    void watch_operationOnOneKeyOrMore_isItselfTheNodeOfItsFirstKeyAndAllocatesOneNodePerOtherKey() {
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("layout").timer(timer)
+                .reaperEnabled(false).build();
+        HookOp single = new HookOp(100);
+        HookOp triple = new HookOp(100);
+
+        p.tryCompleteElseWatch(single, List.of("a"));
+        p.tryCompleteElseWatch(triple, List.of("b", "c", "d"));
+
+        assertThat(single.watchers.key).as("(D5) the first key's list holds the operation itself").isEqualTo("a");
+        assertThat(single.moreNodes).isNull();
+        assertThat(triple.watchers.key).isEqualTo("b");
+        assertThat(triple.moreNodes).isNotNull();
+        assertThat(triple.moreNodes.nextOfOperation).isNotNull();
+        assertThat(triple.moreNodes.nextOfOperation.nextOfOperation).isNull();
+        assertThat(p.watched()).isEqualTo(4);
+        triple.cancel();
+        assertThat(p.watched()).isEqualTo(1);
+        p.checkInvariants();
+        p.close();
+    }
+
+    @Test
+    void unlink_nodeAlreadyUnlinked_returnsFalseAndLeavesTheListAlone() {
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("unlink").timer(timer)
+                .reaperEnabled(false).build();
+        Watchers list = new Watchers("k", new WatcherList(p, new PurgatoryCounters()));
+        WatchNode a = new WatchNode(new HookOp(1), list, null);
+        WatchNode b = new WatchNode(new HookOp(1), list, null);
+        WatchNode c = new WatchNode(new HookOp(1), list, null);
+        list.append(a);
+        list.append(b);
+        list.append(c);
+
+        assertThat(list.unlink(b)).isTrue();
+        assertThat(list.unlink(b)).as("(W1) already unlinked").isFalse();
+
+        assertThat(list.size).isEqualTo(2);
+        assertThat(list.head).isSameAs(a);
+        assertThat(list.tail).isSameAs(c);
+        assertThat(c.prev).isSameAs(a);
+        assertThat(a.next).isSameAs(c);
+        assertThat(b.next).as("(W2) an unlinked node keeps its next").isSameAs(c);
+        assertThat(list.unlink(a)).isTrue();
+        assertThat(list.unlink(c)).isTrue();
+        assertThat(list.isEmpty()).isTrue();
+        p.close();
+    }
+
+    @Test
+    void operationsTimer_waitsShorterThanAMillisecond_areRecordedToTheMicrosecond() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("micros").timer(timer)
+                .reaperEnabled(false).meterRegistry(registry).build();
+        HookOp shortDelay = new HookOp(100);
+        HookOp longestMicrosDelay = new HookOp(TimeUnit.MINUTES.toMillis(30));
+        HookOp sameInstant = new HookOp(100);
+        p.tryCompleteElseWatch(shortDelay, List.of("k"));
+        p.tryCompleteElseWatch(longestMicrosDelay, List.of("k"));
+        p.tryCompleteElseWatch(sameInstant, List.of("k"));
+        assertThat(sameInstant.forceComplete()).isTrue(); // a wait of zero is still a wait
+
+        timer.clock().advance(500, TimeUnit.MICROSECONDS);
+        shortDelay.forceComplete();
+        longestMicrosDelay.forceComplete();
+
+        io.micrometer.core.instrument.Timer completed = registry.get("purgatory.operations")
+                .tag("outcome", "completed").timer();
+        assertThat(completed.count()).isEqualTo(3);
+        assertThat(completed.totalTime(TimeUnit.NANOSECONDS)).isEqualTo(2 * 500_000.0);
+        p.close();
+    }
+}

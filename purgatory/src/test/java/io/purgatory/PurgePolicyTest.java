@@ -1,0 +1,162 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.timer.ManualTimer;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The purge policy the reaper runs after each advance (WatcherList S1), called here directly on a
+ * manual clock: emptied key lists kept for reuse are swept once a clock second has passed since
+ * the last purge; lingering lists (a full shard, and a key whose hash changed) once
+ * {@code purgeInterval} operations have settled since the last purge, whatever their outcome.
+ */
+class PurgePolicyTest {
+
+    private static final int KEPT_PER_SHARD = WatcherList.MAX_EMPTY_KEPT;
+
+    private final ManualTimer timer = new ManualTimer();
+
+    @AfterEach
+    void tearDown() {
+        timer.close();
+    }
+
+    @Test
+    void purgeIfNeeded_emptiedListsKept_sweptOnceAClockSecondPassedSinceTheLastPurge() {
+        DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
+        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(DelayedOperationPurgatory.class, Level.DEBUG)) {
+            settleOn(p, "a");
+            assertThat(p.emptyKeyLists()).isEqualTo(1);
+
+            timer.advanceClock(999);
+            p.purgeIfNeeded();
+            assertThat(p.stats().purges()).isZero();
+            timer.advanceClock(1);
+            p.purgeIfNeeded();
+            assertThat(p.stats().purges()).as("a second after the last purge (the start)").isEqualTo(1);
+            assertThat(p.emptyKeyLists()).isZero();
+            assertThat(log.events()).singleElement()
+                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("purged 1 entries"));
+
+            settleOn(p, "b");
+            timer.advanceClock(500);
+            p.purgeIfNeeded();
+            assertThat(p.stats().purges()).as("half a second after the last purge").isEqualTo(1);
+            timer.advanceClock(500);
+            p.purgeIfNeeded();
+            assertThat(p.stats().purges()).isEqualTo(2);
+        }
+        p.close();
+    }
+
+    @Test
+    void purgeIfNeeded_nothingLingersAndNothingKeptLong_neverPurgesHoweverManySettled() {
+        DelayedOperationPurgatory<HookOp> p = purgatory(1);
+        for (int i = 0; i < KEPT_PER_SHARD + 4; i++) {
+            settleOn(p, "k" + i % KEPT_PER_SHARD);
+        }
+
+        p.purgeIfNeeded();
+
+        assertThat(p.stats().purges()).isZero();
+        assertThat(p.emptyKeyLists()).isEqualTo(KEPT_PER_SHARD);
+        p.close();
+    }
+
+    @Test
+    void purgeIfNeeded_lingeringList_sweptOncePurgeIntervalOperationsOfAnyOutcomeSettledSinceTheLastPurge() {
+        DelayedOperationPurgatory<HookOp> p = purgatory(20);
+        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(DelayedOperationPurgatory.class, Level.DEBUG)) {
+            fillTheKeptLists(p); // 16 completed
+            lingerAfterCancel(p); // 17: 1 cancelled, its list lingers (the shard keeps no more)
+            expireOn(p, "x", "y"); // 19: 2 expired
+            p.purgeIfNeeded();
+            assertThat(p.stats().purges()).as("19 settled < 20").isZero();
+            completeAtOnce(p); // 20: 1 completed at once
+
+            p.purgeIfNeeded();
+
+            assertThat(p.stats().purges()).isEqualTo(1);
+            assertThat(p.emptyKeyLists()).isZero();
+            assertThat(log.events()).singleElement().as("16 kept lists and the lingering one")
+                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("purged 17 entries"));
+
+            fillTheKeptLists(p); // 36
+            lingerAfterCancel(p); // 37: 17 since the last purge
+            p.purgeIfNeeded();
+            assertThat(p.stats().purges()).isEqualTo(1);
+            settleOn(p, "u");
+            settleOn(p, "v");
+            settleOn(p, "w"); // 40: 20 since the last purge
+            p.purgeIfNeeded();
+            assertThat(p.stats().purges()).isEqualTo(2);
+        }
+        p.close();
+    }
+
+    @Test
+    void watch_keyWhoseEmptiedListIsKept_reusesItAndKeepsCountingExactly() {
+        DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
+        settleOn(p, "hot");
+        assertThat(p.emptyKeyLists()).isEqualTo(1);
+
+        HookOp op = new HookOp(100);
+        p.tryCompleteElseWatch(op, List.of("hot"));
+        assertThat(p.emptyKeyLists()).as("reused").isZero();
+        assertThat(p.watchedKeys()).isEqualTo(1);
+        op.forceComplete();
+        for (int i = 0; i < KEPT_PER_SHARD; i++) {
+            settleOn(p, "hot"); // reuse and keep, again and again: one kept list
+        }
+        settleOn(p, "fresh-1");
+        settleOn(p, "fresh-2");
+
+        assertThat(p.emptyKeyLists()).as("hot, fresh-1 and fresh-2 are all kept").isEqualTo(3);
+        assertThat(p.watchedKeys()).isZero();
+        p.checkInvariants();
+        p.close();
+    }
+
+    private DelayedOperationPurgatory<HookOp> purgatory(int purgeInterval) {
+        return DelayedOperationPurgatory.<HookOp>builder("purge-policy").timer(timer).reaperEnabled(false)
+                .shards(1).purgeInterval(purgeInterval).build();
+    }
+
+    private static void settleOn(DelayedOperationPurgatory<HookOp> p, Object key) {
+        HookOp op = new HookOp(100);
+        p.tryCompleteElseWatch(op, List.of(key));
+        assertThat(op.forceComplete()).isTrue();
+    }
+
+    private static void fillTheKeptLists(DelayedOperationPurgatory<HookOp> p) {
+        for (int i = 0; i < KEPT_PER_SHARD; i++) {
+            settleOn(p, "kept-" + i);
+        }
+    }
+
+    private static void lingerAfterCancel(DelayedOperationPurgatory<HookOp> p) {
+        BadInputCatalogueTest.MutableKey key = new BadInputCatalogueTest.MutableKey(77);
+        HookOp op = new HookOp(100);
+        p.tryCompleteElseWatch(op, List.of(key));
+        key.hash = 78;
+        assertThat(op.cancel()).isTrue();
+    }
+
+    private void expireOn(DelayedOperationPurgatory<HookOp> p, Object... keys) {
+        for (Object key : keys) {
+            p.tryCompleteElseWatch(new HookOp(5), List.of(key));
+        }
+        timer.advanceClock(5);
+    }
+
+    private static void completeAtOnce(DelayedOperationPurgatory<HookOp> p) {
+        HookOp op = new HookOp(100);
+        op.completable = true;
+        assertThat(p.tryCompleteElseWatch(op, List.of("at-once"))).isTrue();
+    }
+}
