@@ -4,9 +4,7 @@ import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.Timer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -38,7 +36,6 @@ import org.slf4j.LoggerFactory;
 public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
-    private static final int SMALL_KEY_SET = 8;
     private static final long EMPTY_KEYS_SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
@@ -120,9 +117,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         Object key = null;
         Object[] keys = null;
         if (watchKeys.size() == 1) {
-            key = checkKey(watchKeys instanceof List<?> list ? list.get(0) : watchKeys.iterator().next(), 0);
+            key = WatchKeys.check(watchKeys instanceof List<?> list ? list.get(0) : watchKeys.iterator().next(), 0);
         } else {
-            keys = distinctKeys(watchKeys);
+            keys = WatchKeys.distinct(watchKeys);
         }
         if (closed.get()) {
             throw new IllegalStateException("purgatory '" + name + "' is closed");
@@ -424,51 +421,5 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         if (admitted != null) {
             admitted.decrementAndGet();
         }
-    }
-
-    /** Validates a key: not null, and its hashCode does not throw. */
-    private static Object checkKey(Object key, int index) {
-        if (key == null) {
-            throw new NullPointerException("watchKeys contains null (at index " + index + ")");
-        }
-        try {
-            key.hashCode();
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("hashCode() of watch key at index " + index + " threw: " + e, e);
-        }
-        return key;
-    }
-
-    /** Validates the keys (each hashed once) and drops duplicates, keeping their order. */
-    private static Object[] distinctKeys(Collection<?> watchKeys) {
-        Object[] keys = watchKeys.toArray();
-        if (keys.length == 0) {
-            throw new IllegalArgumentException("watchKeys must not be empty");
-        }
-        for (int i = 0; i < keys.length; i++) {
-            checkKey(keys[i], i);
-        }
-        try {
-            if (keys.length <= SMALL_KEY_SET) {
-                return distinctSmall(keys);
-            }
-            return new LinkedHashSet<>(List.of(keys)).toArray();
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("equals() or hashCode() of a watch key threw: " + e, e);
-        }
-    }
-
-    private static Object[] distinctSmall(Object[] keys) {
-        int n = 0;
-        outer:
-        for (Object key : keys) {
-            for (int j = 0; j < n; j++) {
-                if (keys[j].equals(key)) {
-                    continue outer;
-                }
-            }
-            keys[n++] = key;
-        }
-        return n == keys.length ? keys : Arrays.copyOf(keys, n);
     }
 }

@@ -1,0 +1,65 @@
+package io.purgatory;
+
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+
+/**
+ * Validation of the watch keys given to {@link DelayedOperationPurgatory#tryCompleteElseWatch}:
+ * no null, a hashCode that does not throw, duplicates dropped in order. A bad key set is refused
+ * before the operation is touched.
+ */
+final class WatchKeys {
+
+    private static final int SMALL_KEY_SET = 8;
+
+    private WatchKeys() {
+    }
+
+    /** Validates a key: not null, and its hashCode does not throw. */
+    static Object check(Object key, int index) {
+        if (key == null) {
+            throw new NullPointerException("watchKeys contains null (at index " + index + ")");
+        }
+        try {
+            key.hashCode();
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("hashCode() of watch key at index " + index + " threw: " + e, e);
+        }
+        return key;
+    }
+
+    /** Validates the keys (each hashed once) and drops duplicates, keeping their order. */
+    static Object[] distinct(Collection<?> watchKeys) {
+        Object[] keys = watchKeys.toArray();
+        if (keys.length == 0) {
+            throw new IllegalArgumentException("watchKeys must not be empty");
+        }
+        for (int i = 0; i < keys.length; i++) {
+            check(keys[i], i);
+        }
+        try {
+            if (keys.length <= SMALL_KEY_SET) {
+                return distinctSmall(keys);
+            }
+            return new LinkedHashSet<>(List.of(keys)).toArray();
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("equals() or hashCode() of a watch key threw: " + e, e);
+        }
+    }
+
+    private static Object[] distinctSmall(Object[] keys) {
+        int n = 0;
+        outer:
+        for (Object key : keys) {
+            for (int j = 0; j < n; j++) {
+                if (keys[j].equals(key)) {
+                    continue outer;
+                }
+            }
+            keys[n++] = key;
+        }
+        return n == keys.length ? keys : Arrays.copyOf(keys, n);
+    }
+}
