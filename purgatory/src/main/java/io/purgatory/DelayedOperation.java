@@ -35,11 +35,15 @@ public abstract class DelayedOperation extends TimerTask {
      * separate CAS.
      *
      * (D1) The outcome leaves PENDING exactly once (settle, under the monitor).
-     * (D2) tryComplete is called by the purgatory only under the monitor, with TRYING set, and
-     *      only while PENDING.
+     * (D2) tryComplete is called by the purgatory only under the monitor, only while PENDING, and
+     *      with the calling thread's TryScope naming the operation. The scope is a plain
+     *      thread-confined field, saved and restored around each try: a try costs the monitor and
+     *      no atomic write of its own.
      * (D3) Callbacks never run under the monitor of a purgatory-driven try: a settle nested in
-     *      tryComplete (TRYING set, so this thread holds the monitor) sets CALLBACKS_DUE, and the
-     *      try that set TRYING runs the callbacks after releasing the monitor. Lock order is
+     *      tryComplete (this thread's scope names the operation, so it holds the monitor) sets
+     *      CALLBACKS_DUE, and the try runs the callbacks after releasing the monitor. Only a
+     *      nested settle can set the bit while the try holds the monitor, and a settled operation
+     *      is never tried again, so the try reads the bit without clearing it. Lock order is
      *      therefore monitor -> shard lock only; callbacks hold nothing (no deadlock when an
      *      onComplete calls checkAndComplete, which takes other operations' monitors).
      * (D4) Before its callbacks run, a settled operation is unlinked from its watch lists and its
@@ -63,7 +67,6 @@ public abstract class DelayedOperation extends TimerTask {
 
     static final int PENDING = 0;
     static final int OUTCOME_MASK = 3;
-    static final int TRYING = 4;
     static final int CALLBACKS_DUE = 8;
     static final int WATCHED = 16;
     static final int TIMED_MICROS = 32;
@@ -72,6 +75,12 @@ public abstract class DelayedOperation extends TimerTask {
     private static final long NANOS_PER_MILLI = 1_000_000L;
     private static final long MICROS_MAX_DELAY_MS = 30L * 60 * 1000;
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
+    private static final ThreadLocal<TryScope> TRY_SCOPE = ThreadLocal.withInitial(TryScope::new);
+
+    /** The operation whose tryComplete the owning thread is running, if any (D2, D3). Thread-confined. */
+    static final class TryScope {
+        DelayedOperation trying;
+    }
 
     /** Null, then the owner's "unwatched" marker, then the first key's list (D5, D7). */
     volatile Watchers watchers;
@@ -241,7 +250,9 @@ public abstract class DelayedOperation extends TimerTask {
                 return REFUSED_SUBMITTED;
             }
             watchers = owner.unwatched(); // (D6), (D7): bound under the monitor
-            setBits(TRYING); // (D2)
+            TryScope scope = TRY_SCOPE.get();
+            DelayedOperation outer = scope.trying;
+            scope.trying = this; // (D2)
             try {
                 guardedTryComplete();
                 if ((extensionBits() & OUTCOME_MASK) == PENDING) {
@@ -251,17 +262,23 @@ public abstract class DelayedOperation extends TimerTask {
                     }
                 }
             } finally {
-                settledHere = endTry();
+                scope.trying = outer;
+                settledHere = settledByTry();
             }
         }
         return afterTry(settledHere) ? COMPLETED_HERE : NOT_COMPLETED;
     }
 
+    /** The calling thread's try scope, for {@link #safeTryComplete(TryScope)} (D2). */
+    static TryScope tryScope() {
+        return TRY_SCOPE.get();
+    }
+
     /**
-     * Kafka's safeTryComplete: under the monitor, tries unless already settled. Returns true iff
-     * this call completed the operation.
+     * Kafka's safeTryComplete: under the monitor, tries unless already settled. {@code scope} is
+     * the calling thread's ({@link #tryScope()}). Returns true iff this call completed the operation.
      */
-    final boolean safeTryComplete() {
+    final boolean safeTryComplete(TryScope scope) {
         if (isCompleted()) {
             return false;
         }
@@ -270,11 +287,13 @@ public abstract class DelayedOperation extends TimerTask {
             if (isCompleted()) {
                 return false;
             }
-            setBits(TRYING); // (D2)
+            DelayedOperation outer = scope.trying;
+            scope.trying = this; // (D2)
             try {
                 guardedTryComplete();
             } finally {
-                settledHere = endTry();
+                scope.trying = outer;
+                settledHere = settledByTry();
             }
         }
         return afterTry(settledHere);
@@ -288,9 +307,9 @@ public abstract class DelayedOperation extends TimerTask {
         }
     }
 
-    /** Clears TRYING; returns the outcome if this try settled the operation (D3), else PENDING. */
-    private int endTry() {
-        int s = replaceBits(TRYING | CALLBACKS_DUE, 0);
+    /** The outcome if a settle nested in this thread's try left its callbacks to it (D3), else PENDING. */
+    private int settledByTry() {
+        int s = extensionBits();
         return (s & CALLBACKS_DUE) != 0 ? s & OUTCOME_MASK : PENDING;
     }
 
@@ -315,7 +334,7 @@ public abstract class DelayedOperation extends TimerTask {
             if ((s & OUTCOME_MASK) != PENDING) {
                 return false;
             }
-            deferred = (s & TRYING) != 0; // (D3): we hold the monitor, so the try is ours
+            deferred = TRY_SCOPE.get().trying == this; // (D3): nested in this thread's try
             watched = (s & WATCHED) != 0;
             replaceBits(0, (outcome.ordinal() + 1) | (deferred ? CALLBACKS_DUE : 0));
         }

@@ -134,8 +134,9 @@ final class WatcherList {
             lock.unlock();
         }
         int completed = 0;
+        DelayedOperation.TryScope scope = DelayedOperation.tryScope();
         for (Object node = first; node != null; node = node == last ? null : Watchers.next(node)) {
-            if (Watchers.operation(node).safeTryComplete()) {
+            if (Watchers.operation(node).safeTryComplete(scope)) {
                 completed++;
             }
         }

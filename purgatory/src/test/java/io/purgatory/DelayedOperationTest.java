@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 /** The operation's own contract: exactly-once settlement, callback order, and the lock. */
 class DelayedOperationTest {
 
+    private final boolean[] outerTrying = new boolean[1];
+
     private final ManualTimer timer = new ManualTimer();
     private final DelayedOperationPurgatory<MockOperation> purgatory =
             DelayedOperationPurgatory.<MockOperation>builder("ops").timer(timer).reaperEnabled(false).build();
@@ -123,6 +125,67 @@ class DelayedOperationTest {
 
         assertThat(events).containsExactly("forceComplete returned true", "tryComplete returns",
                 "onComplete, holding lock: false");
+    }
+
+    @Test
+    void forceComplete_byACallerHoldingTheMonitorOutsideATry_runsOnCompleteBeforeReturning() {
+        MockOperation op = new MockOperation(1_000);
+        purgatory.tryCompleteElseWatch(op, List.of("k"));
+
+        boolean won;
+        synchronized (op) { // the caller's own use of the monitor is not a purgatory try (D3)
+            won = op.forceComplete();
+            assertThat(op.callbacks()).as("onComplete ran inside forceComplete").containsExactly("onComplete");
+        }
+
+        assertThat(won).isTrue();
+        assertThat(purgatory.watched()).isZero();
+    }
+
+    @Test
+    void tryComplete_completingAnotherOperationThroughCheckAndComplete_eachRunsItsCallbacksAfterItsOwnTry() {
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        MockOperation inner = new MockOperation(1_000) {
+            @Override
+            public void onComplete() {
+                events.add("inner onComplete, outer trying: " + outerTrying[0]);
+                super.onComplete();
+            }
+        };
+        MockOperation outer = new MockOperation(1_000) {
+            @Override
+            public boolean tryComplete() {
+                if (!completable) {
+                    return false;
+                }
+                outerTrying[0] = true;
+                try {
+                    inner.completable = true;
+                    events.add("inner completed: " + purgatory.checkAndComplete("inner-key"));
+                    boolean won = forceComplete(); // after the nested try: still deferred to this try (D3)
+                    events.add("outer forceComplete returned " + won);
+                    return won;
+                } finally {
+                    outerTrying[0] = false;
+                }
+            }
+
+            @Override
+            public void onComplete() {
+                events.add("outer onComplete, outer trying: " + outerTrying[0]);
+                super.onComplete();
+            }
+        };
+        purgatory.tryCompleteElseWatch(inner, List.of("inner-key"));
+        purgatory.tryCompleteElseWatch(outer, List.of("outer-key"));
+        outer.completable = true;
+
+        assertThat(purgatory.checkAndComplete("outer-key")).isEqualTo(1);
+
+        assertThat(events).containsExactly("inner onComplete, outer trying: true", "inner completed: 1",
+                "outer forceComplete returned true", "outer onComplete, outer trying: false");
+        assertThat(inner.callbackUnderLockOrDuringTry).isFalse();
+        assertThat(outer.callbackUnderLockOrDuringTry).isFalse();
     }
 
     @Test

@@ -1,7 +1,5 @@
 package io.purgatory.timer;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -26,8 +24,9 @@ final class TimerEngine {
      * Netty's HashedWheelTimer lets only its worker touch buckets and hands it new timeouts
      * through an MPSC queue; Kafka's SystemTimer instead lets every thread link entries under a
      * read lock, nested monitors and retry loops, and blocks all adds while it flushes. We take
-     * Netty's ownership with Kafka's hierarchy and bucket queue. The inbox is a Treiber stack
-     * threaded through TimerTask.inboxNext (no node allocation); the driver takes it whole.
+     * Netty's ownership with Kafka's hierarchy and bucket queue. The inbox is a few Treiber
+     * stacks (Inbox: one per thread stripe) threaded through TimerTask.inboxNext (no node
+     * allocation); the driver takes each whole.
      *
      * (E1) size == the number of tasks owned by this engine whose state is SCHEDULED. It changes
      *      only with the CAS that enters or leaves SCHEDULED (TimerTask T1).
@@ -46,8 +45,8 @@ final class TimerEngine {
      *      run after the sweep. A close from a task on the driving thread only marks: sweeping
      *      mid-flush would unlink tasks from the detached bucket; expireDue sweeps at its next
      *      turn instead, before it returns.
-     * (E7) The inbox is bounded in practice: every ~1024th push (a racy counter; lost counts only
-     *      delay the help) wakes a parked driver, or, when no thread is driving (a ManualTimer
+     * (E7) The inbox is bounded in practice: every ~1024th push to a stripe (Inbox I2: a racy
+     *      counter; lost counts only delay the help) wakes a parked driver, or, when no thread is driving (a ManualTimer
      *      between advances), drains the inbox itself under tryLock. So a cancelled task leaves the
      *      wheel after about a thousand more pushes instead of at the next expiry, which may be
      *      far off: memory goes back to baseline promptly and young GCs stay cheap.
@@ -61,18 +60,8 @@ final class TimerEngine {
 
     private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long ACTIVE = Long.MIN_VALUE;
-    private static final int INBOX_BATCH_MASK = 1024 - 1;
     /** Tasks re-added per step of cascading ahead, between checks for due work (TimingWheel W4). */
     private static final int EARLY_BATCH = 1024;
-    private static final VarHandle INBOX;
-
-    static {
-        try {
-            INBOX = MethodHandles.lookup().findVarHandle(TimerEngine.class, "inbox", TimerTask.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** Held by whichever thread drives the wheel. */
     final ReentrantLock driverLock = new ReentrantLock();
@@ -87,9 +76,7 @@ final class TimerEngine {
     private final LongAdder size = new LongAdder();
     private final Consumer<TimerTask> reinsert = this::reinsert;
 
-    private volatile TimerTask inbox;
-    /** Pushes so far, counted racily: only its low bits matter, as a rough batch clock (E7). */
-    private int pushes;
+    private final Inbox inbox = new Inbox();
     private volatile boolean closed;
     private volatile long wakeAtMs = ACTIVE;
     private volatile Thread parkedDriver;
@@ -176,14 +163,7 @@ final class TimerEngine {
     }
 
     private void push(TimerTask task) {
-        for (;;) {
-            TimerTask head = inbox;
-            task.inboxNext = head;
-            if (INBOX.compareAndSet(this, head, task)) {
-                break;
-            }
-        }
-        if ((++pushes & INBOX_BATCH_MASK) == 0) { // (E7)
+        if (inbox.push(task)) { // (E7)
             helpDrain();
         }
     }
@@ -235,10 +215,13 @@ final class TimerEngine {
     }
 
     private void drainInbox() {
-        if (inbox == null) {
-            return;
+        for (int stripe = 0; stripe < inbox.stripes(); stripe++) {
+            drain(inbox.take(stripe));
         }
-        TimerTask task = (TimerTask) INBOX.getAndSet(this, null);
+    }
+
+    private void drain(TimerTask chain) {
+        TimerTask task = chain;
         try {
             while (task != null) {
                 TimerTask current = task;
@@ -310,7 +293,7 @@ final class TimerEngine {
         parkedDriver = Thread.currentThread();
         long wakeNanos = nowNanos() + nanos;
         wakeAtMs = wakeNanos < 0 ? Long.MAX_VALUE : wakeNanos / NANOS_PER_MS;
-        if (inbox == null && !closed) {
+        if (inbox.isEmpty() && !closed) {
             LockSupport.parkNanos(this, nanos);
         }
         wakeAtMs = ACTIVE;
@@ -349,16 +332,18 @@ final class TimerEngine {
                 cancelled[0]++;
             }
         };
-        TimerTask task = (TimerTask) INBOX.getAndSet(this, null);
-        while (task != null) {
-            TimerTask next = task.inboxNext;
-            task.inboxNext = null;
-            task.leaveInbox();
-            if (task.next != null) {
-                TimerTaskList.remove(task);
+        for (int stripe = 0; stripe < inbox.stripes(); stripe++) {
+            TimerTask task = inbox.take(stripe);
+            while (task != null) {
+                TimerTask next = task.inboxNext;
+                task.inboxNext = null;
+                task.leaveInbox();
+                if (task.next != null) {
+                    TimerTaskList.remove(task);
+                }
+                cancel.accept(task);
+                task = next;
             }
-            cancel.accept(task);
-            task = next;
         }
         wheel.forEachBucket(bucket -> bucket.flush(cancel));
         queue.clear();
@@ -381,16 +366,18 @@ final class TimerEngine {
                     throw new IllegalStateException("(T3) linked task neither scheduled nor on the inbox: " + t);
                 }
             }));
-            for (TimerTask t = inbox; t != null; t = t.inboxNext) {
-                if ((t.state() & TimerTask.IN_INBOX) == 0) {
-                    throw new IllegalStateException("(T2) task on the inbox without its bit: " + t);
-                }
-                if ((t.state() & TimerTask.LIFECYCLE) == TimerTask.SCHEDULED) {
-                    scheduled[0]++;
+            for (int stripe = 0; stripe < inbox.stripes(); stripe++) {
+                for (TimerTask t = inbox.peek(stripe); t != null; t = t.inboxNext) {
+                    if ((t.state() & TimerTask.IN_INBOX) == 0) {
+                        throw new IllegalStateException("(T2) task on the inbox without its bit: " + t);
+                    }
+                    if ((t.state() & TimerTask.LIFECYCLE) == TimerTask.SCHEDULED) {
+                        scheduled[0]++;
+                    }
                 }
             }
             for (TimerTaskList b : queue) {
-                if (b.expirationMs() <= wheel.currentTimeMs() && inbox == null) {
+                if (b.expirationMs() <= wheel.currentTimeMs() && inbox.isEmpty()) {
                     throw new IllegalStateException("queued bucket already due: " + b);
                 }
             }

@@ -1,0 +1,98 @@
+package io.purgatory.timer;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The timer's inbox: lock-free Treiber stacks threaded through {@link TimerTask#inboxNext}, one
+ * per stripe, each on cache lines of its own. A thread always pushes to the same stripe; the
+ * driver takes each stripe whole. Push is one CAS and allocates nothing.
+ */
+final class Inbox {
+
+    /*
+     * Implementation notes.
+     *
+     * One head shared by every thread made each schedule and each cancel move that head's cache
+     * line (and the push counter beside it) between the cores: in the churn benchmark (2 threads
+     * scheduling and cancelling) striping doubled the operations per second, 21-23M to 43-47M,
+     * and halved the CPU per operation, 88-94 to 43-46 ns. Like LongAdder's cells, the heads are striped, but by a
+     * per-thread index handed out in order rather than a hash, so that the first threads to push
+     * never share a stripe. Stripes sit PAD slots apart in one array: 128 bytes, more than a
+     * cache line and its adjacent-line prefetch.
+     *
+     * (I1) A task is on at most one stripe, at most once (TimerTask T2: only the transition that
+     *      sets IN_INBOX pushes), so the order in which stripes are drained does not matter.
+     * (I2) Each stripe counts its pushes racily; pushed() reports every BATCH-th push of a stripe,
+     *      so at most about stripes x BATCH tasks wait between drains (TimerEngine E7).
+     */
+
+    static final int BATCH = 1024;
+    private static final int PAD = 32;
+    private static final int MAX_STRIPES = 16;
+    private static final VarHandle HEADS = MethodHandles.arrayElementVarHandle(TimerTask[].class);
+    private static final AtomicInteger NEXT_THREAD_INDEX = new AtomicInteger();
+    private static final ThreadLocal<int[]> THREAD_INDEX =
+            ThreadLocal.withInitial(() -> new int[] {NEXT_THREAD_INDEX.getAndIncrement()});
+
+    private final TimerTask[] heads;
+    private final int[] pushes;
+    private final int mask;
+
+    Inbox() {
+        this(Math.min(MAX_STRIPES, Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors())) * 2));
+    }
+
+    /** {@code stripes} must be a power of two. */
+    Inbox(int stripes) {
+        assert Integer.bitCount(stripes) == 1 : stripes;
+        this.mask = stripes - 1;
+        this.heads = new TimerTask[(stripes + 1) * PAD];
+        this.pushes = new int[(stripes + 1) * PAD];
+    }
+
+    int stripes() {
+        return mask + 1;
+    }
+
+    /** Pushes {@code task} on the calling thread's stripe; returns true on every BATCH-th push there (I2). */
+    boolean push(TimerTask task) {
+        int slot = slot(THREAD_INDEX.get()[0] & mask);
+        for (;;) {
+            TimerTask head = (TimerTask) HEADS.getVolatile(heads, slot);
+            task.inboxNext = head;
+            if (HEADS.compareAndSet(heads, slot, head, task)) {
+                break;
+            }
+        }
+        return (++pushes[slot] & (BATCH - 1)) == 0;
+    }
+
+    /** Takes stripe {@code stripe} whole: its newest task, chained by inboxNext; null if empty. */
+    TimerTask take(int stripe) {
+        int slot = slot(stripe);
+        if (HEADS.getVolatile(heads, slot) == null) {
+            return null;
+        }
+        return (TimerTask) HEADS.getAndSet(heads, slot, (TimerTask) null);
+    }
+
+    /** The newest task of stripe {@code stripe}, left in place (checks in quiescence). */
+    TimerTask peek(int stripe) {
+        return (TimerTask) HEADS.getVolatile(heads, slot(stripe));
+    }
+
+    boolean isEmpty() {
+        for (int i = 0; i <= mask; i++) {
+            if (HEADS.getVolatile(heads, slot(i)) != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int slot(int stripe) {
+        return (stripe + 1) * PAD;
+    }
+}
