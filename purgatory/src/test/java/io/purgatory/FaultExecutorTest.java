@@ -72,7 +72,13 @@ class FaultExecutorTest {
             p.tryCompleteElseWatch(blocker, List.of("blocker"));
             ReliabilitySupport.await(blocking, "the pool's thread blocked");
 
-            List<HookOp> ops = submitExpiring(p, n);
+            // 2 ms apart, so each expires in a tick of its own: a hand-off each (TimerEngine E8)
+            List<HookOp> ops = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                HookOp op = new HookOp(1 + 2L * i);
+                ops.add(op);
+                assertThat(p.tryCompleteElseWatch(op, List.of("k" + i % 7))).isFalse();
+            }
             ReliabilitySupport.awaitCondition("all but the queued expiration ran",
                     () -> ops.stream().filter(op -> op.isCompleted()).count() == n - 1);
             release.countDown();

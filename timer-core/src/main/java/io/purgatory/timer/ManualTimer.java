@@ -40,7 +40,7 @@ public final class ManualTimer implements Timer {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
         this.engine = new TimerEngine("manual", TimerConfig.checkTickMs(tickMs),
-                TimerConfig.checkWheelSize(wheelSize), clock, this::runTask);
+                TimerConfig.checkWheelSize(wheelSize), clock, this::runTask, false);
     }
 
     @Override

@@ -1,0 +1,135 @@
+package io.purgatory.timer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * TimerEngine (E8): expired tasks reach a {@link SystemTimer}'s executor in runs of up to
+ * {@link SystemTimer#MAX_RUN}, one bucket per batch; on a manual clock, with an executor that
+ * records each hand-off and runs it when the test says.
+ */
+class BatchedDispatchTest {
+
+    private final ManualClock clock = new ManualClock();
+    private final List<Runnable> handOffs = new ArrayList<>();
+    private final List<TimerTask> ran = new ArrayList<>();
+    private final List<Map.Entry<TimerTask, Throwable>> failures = new CopyOnWriteArrayList<>();
+    private SystemTimer timer;
+
+    @AfterEach
+    void tearDown() {
+        if (timer != null) {
+            timer.close();
+        }
+    }
+
+    private SystemTimer timer(java.util.concurrent.Executor executor) {
+        timer = SystemTimer.builder("batched").clock(clock).executor(executor)
+                .errorHandler((task, error) -> failures.add(Map.entry(task, error))).build();
+        return timer;
+    }
+
+    private List<Task> add(int n, long delayMs) {
+        List<Task> tasks = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Task t = new Task(delayMs);
+            timer.add(t);
+            tasks.add(t);
+        }
+        return tasks;
+    }
+
+    @Test
+    void expire_hundredTasksInOneTick_fourEvenRuns() throws Exception {
+        timer(handOffs::add);
+        List<Task> tasks = add(100, 5);
+
+        clock.advanceMillis(5);
+        timer.advanceClock(0);
+
+        assertThat(handOffs).as("ceil(100 / 32) runs").hasSize(4);
+        assertThat(ran).isEmpty();
+        List<Integer> runLengths = new ArrayList<>();
+        for (Runnable r : handOffs) {
+            int before = ran.size();
+            r.run();
+            runLengths.add(ran.size() - before);
+        }
+        assertThat(runLengths).containsExactly(25, 25, 25, 25);
+        assertThat(ran).containsExactlyInAnyOrderElementsOf(tasks); // same tick: no order among them
+        assertThat(timer.size()).isZero();
+    }
+
+    @Test
+    void expire_tasksOfTwoTicksInOneTurn_aBatchPerTickAndACancelFromTheFirstWins() throws Exception {
+        timer(Runnable::run);
+        List<Task> first = add(3, 1);
+        List<Task> second = add(3, 2);
+        first.get(0).body = () -> second.get(1).cancel();
+
+        clock.advanceMillis(10); // the driver is late: both ticks are due in one turn
+        timer.advanceClock(0);
+
+        assertThat(ran).hasSize(5);
+        assertThat(ran.subList(0, 3)).as("the first tick's batch first").containsExactlyInAnyOrderElementsOf(first);
+        assertThat(ran.subList(3, 5)).containsExactlyInAnyOrder(second.get(0), second.get(2));
+        assertThat(second.get(1).isCancelled()).isTrue();
+        assertThat(timer.size()).isZero();
+    }
+
+    @Test
+    void expire_executorRejectsABatch_everyTaskRunsOnTheDriverAndIsReported() throws Exception {
+        RejectedExecutionException full = new RejectedExecutionException("expected by the test: full");
+        timer(command -> {
+            throw full;
+        });
+        List<Task> tasks = add(40, 3);
+
+        clock.advanceMillis(3);
+        timer.advanceClock(0);
+
+        assertThat(ran).containsExactlyInAnyOrderElementsOf(tasks);
+        assertThat(failures).extracting(Map.Entry::getKey).containsExactlyElementsOf(ran);
+        assertThat(failures).extracting(Map.Entry::getValue).containsOnly(full);
+        assertThat(timer.failedTaskCount()).isEqualTo(40);
+    }
+
+    @Test
+    void expire_moreThanABatchInOneTick_nothingLostOrRunTwice() throws Exception {
+        timer(handOffs::add);
+        int n = 3 * TimerEngine.DUE_BATCH + 7;
+        List<Task> tasks = add(n, 4);
+
+        clock.advanceMillis(4);
+        timer.advanceClock(0);
+        handOffs.forEach(Runnable::run);
+
+        assertThat(ran).containsExactlyInAnyOrderElementsOf(tasks);
+        assertThat(tasks).allSatisfy(t -> assertThat(t.runs).isEqualTo(1));
+        assertThat(timer.size()).isZero();
+        timer.checkInvariants();
+    }
+
+    private final class Task extends TimerTask {
+        int runs;
+        Runnable body = () -> { };
+
+        Task(long delayMs) {
+            super(delayMs);
+        }
+
+        @Override
+        public void run() {
+            runs++;
+            ran.add(this);
+            body.run();
+        }
+    }
+}
