@@ -1,47 +1,53 @@
 package io.purgatory.bench;
 
 import java.util.Map;
+import java.util.function.DoublePredicate;
 import java.util.function.Predicate;
 
 /**
- * A target from the issue for one metric, checked on the medians of a run.
+ * A target from the issue for one metric, checked on the medians of a run, or, for a target
+ * relative to Kafka, on the ours/Kafka ratio of the run (the median of the per-round ratios).
  *
  * @param text  how the table states it
- * @param check true iff the medians meet it; null when there is no target
+ * @param check true iff the medians meet it; null when there is no target or it is relative
+ * @param ratioCheck true iff the ours/Kafka ratio meets it; null unless the target is relative
  */
-record Bar(String text, Predicate<Map<Impl, Double>> check) {
+record Bar(String text, Predicate<Map<Impl, Double>> check, DoublePredicate ratioCheck) {
 
-    static final Bar NONE = new Bar("", null);
+    static final Bar NONE = new Bar("", null, null);
 
     static Bar atLeastTimesKafka(double factor) {
-        return new Bar(">= " + fmt(factor) + "x Kafka", m -> ours(m) >= factor * m.get(Impl.KAFKA));
+        return new Bar(">= " + fmt(factor) + "x Kafka", null, r -> r >= factor);
     }
 
     static Bar atMostFractionOfKafka(double fraction) {
-        return new Bar("<= " + fmt(fraction) + "x Kafka", m -> ours(m) <= fraction * m.get(Impl.KAFKA));
+        return new Bar("<= " + fmt(fraction) + "x Kafka", null, r -> r <= fraction);
     }
 
     static Bar atMost(double limit) {
-        return new Bar("<= " + fmt(limit), m -> ours(m) <= limit);
+        return new Bar("<= " + fmt(limit), m -> ours(m) <= limit, null);
     }
 
     static Bar below(double limit) {
-        return new Bar("< " + fmt(limit), m -> ours(m) < limit);
+        return new Bar("< " + fmt(limit), m -> ours(m) < limit, null);
     }
 
     static Bar zero() {
-        return new Bar("0", m -> ours(m) == 0);
+        return new Bar("0", m -> ours(m) == 0, null);
     }
 
     /** Ours ahead of every other implementation measured. */
     static Bar aheadOfAll(boolean higherIsBetter) {
         return new Bar(higherIsBetter ? "> all others" : "< all others", m -> m.entrySet().stream()
                 .filter(e -> e.getKey() != Impl.OURS)
-                .allMatch(e -> higherIsBetter ? ours(m) > e.getValue() : ours(m) < e.getValue()));
+                .allMatch(e -> higherIsBetter ? ours(m) > e.getValue() : ours(m) < e.getValue()), null);
     }
 
     /** "yes", "no", or "" when there is no target or a value is missing. */
-    String verdict(Map<Impl, Double> medians) {
+    String verdict(Map<Impl, Double> medians, double ratio) {
+        if (ratioCheck != null) {
+            return Double.isNaN(ratio) ? "" : ratioCheck.test(ratio) ? "yes" : "no";
+        }
         if (check == null || !medians.containsKey(Impl.OURS)
                 || medians.values().stream().anyMatch(v -> v.isNaN())) {
             return "";

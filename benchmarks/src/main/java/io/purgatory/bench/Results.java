@@ -49,6 +49,33 @@ public final class Results {
         return samples.keySet().stream().map(Metric::workload).distinct().toList();
     }
 
+    /**
+     * The ratio ours/Kafka of {@code metric}: the median of the per-round ratios when both have a
+     * sample from every round (rounds alternate A, B, so round i of each ran side by side), else
+     * the ratio of the medians; NaN if either is missing. Pairing keeps a stretch of a slow
+     * machine (this one runs at about half speed for tens of seconds at a time) out of the ratio.
+     */
+    synchronized double ratio(Metric metric) {
+        Map<Impl, List<Double>> byImpl = samples.getOrDefault(metric, Map.of());
+        List<Double> ours = byImpl.get(Impl.OURS);
+        List<Double> kafka = byImpl.get(Impl.KAFKA);
+        if (ours == null || kafka == null || ours.isEmpty() || kafka.isEmpty()) {
+            return Double.NaN;
+        }
+        if (ours.size() != kafka.size()) {
+            double r = Probe.median(ours) / Probe.median(kafka);
+            return Double.isFinite(r) ? r : Double.NaN;
+        }
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < ours.size(); i++) {
+            double r = ours.get(i) / kafka.get(i);
+            if (Double.isFinite(r)) {
+                ratios.add(r);
+            }
+        }
+        return ratios.isEmpty() ? Double.NaN : Probe.median(ratios);
+    }
+
     /** The table: one row per metric, medians per implementation, the ratio ours/Kafka and the bar. */
     synchronized String markdownTable() {
         StringBuilder sb = new StringBuilder();
@@ -60,10 +87,11 @@ public final class Results {
             for (Impl impl : COLUMNS) {
                 sb.append(" | ").append(format(m.getOrDefault(impl, Double.NaN)));
                 if (impl == Impl.KAFKA) {
-                    sb.append(" | ").append(ratio(m));
+                    sb.append(" | ").append(formatRatio(ratio(metric)));
                 }
             }
-            sb.append(" | ").append(metric.bar().text()).append(" | ").append(metric.bar().verdict(m)).append(" |\n");
+            sb.append(" | ").append(metric.bar().text()).append(" | ")
+                    .append(metric.bar().verdict(m, ratio(metric))).append(" |\n");
         }
         return sb.toString();
     }
@@ -72,13 +100,8 @@ public final class Results {
         return List.copyOf(notes);
     }
 
-    private static String ratio(Map<Impl, Double> m) {
-        Double ours = m.get(Impl.OURS);
-        Double kafka = m.get(Impl.KAFKA);
-        if (ours == null || kafka == null || ours.isNaN() || kafka.isNaN() || kafka == 0) {
-            return "—";
-        }
-        return String.format(Locale.ROOT, "%.2f", ours / kafka);
+    private static String formatRatio(double ratio) {
+        return Double.isNaN(ratio) || Double.isInfinite(ratio) ? "—" : String.format(Locale.ROOT, "%.2f", ratio);
     }
 
     /** Compact, locale-independent: grouping for large values, a few significant digits for small ones. */

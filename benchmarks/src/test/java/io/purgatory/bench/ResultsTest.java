@@ -1,0 +1,46 @@
+package io.purgatory.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** The ours/Kafka ratio is paired by round, so a slow stretch of the machine does not skew it. */
+class ResultsTest {
+
+    private static final Metric RATE = new Metric("t", "rate", Bar.atLeastTimesKafka(3));
+
+    @Test
+    void ratio_samplesFromEveryRound_isTheMedianOfThePerRoundRatios() {
+        Results results = new Results();
+        double[] ours = {10, 1, 12};
+        double[] kafka = {5, 1, 2}; // per round: 2, 1, 6; medians 10 and 2 would say 5
+        for (int i = 0; i < ours.length; i++) {
+            results.record(RATE, Impl.OURS, ours[i]);
+            results.record(RATE, Impl.KAFKA, kafka[i]);
+        }
+
+        assertEquals(2.0, results.ratio(RATE));
+        assertContains(results.markdownTable(), "| t | rate | 10 | 2 | 2.00 | — | — | >= 3x Kafka | no |");
+    }
+
+    @Test
+    void ratio_unevenSamplesOrAZeroBaseline_fallsBackToTheMediansOrNothing() {
+        Results results = new Results();
+        results.record(RATE, Impl.OURS, 9);
+        results.record(RATE, Impl.OURS, 12);
+        results.record(RATE, Impl.KAFKA, 3);
+        assertEquals(3.5, results.ratio(RATE)); // 10.5 / 3
+        assertContains(results.markdownTable(), "| 10.5 | 3 | 3.50 | — | — | >= 3x Kafka | yes |");
+
+        Metric early = new Metric("t", "early", Bar.NONE);
+        results.record(early, Impl.OURS, 0);
+        results.record(early, Impl.KAFKA, 0);
+        assertTrue(Double.isNaN(results.ratio(early)));
+        assertContains(results.markdownTable(), "| t | early | 0 | 0 | — |");
+    }
+
+    private static void assertContains(String table, String row) {
+        assertTrue(table.contains(row), () -> "expected " + row + " in\n" + table);
+    }
+}
