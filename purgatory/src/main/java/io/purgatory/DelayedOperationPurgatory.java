@@ -170,10 +170,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 linked += watchOne(operation, k);
             }
         }
-        counters.watched.add(linked);
+        if (linked != 1) {
+            counters.extraWatches.add(linked - 1); // (PurgatoryCounters C2)
+        }
         boolean timed = metrics.isBound();
         operation.markWatched(timed, timed ? clock.nanoTime() : 0L);
-        counters.pending.increment();
+        counters.watchedOps.increment(); // (C1)
         if (closed.get()) {
             operation.settle(closeOutcome()); // raced with close(): settle as close would have
         }
@@ -219,23 +221,24 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** The number of watch entries: each pending operation once per key. O(1). */
     public int watched() {
-        return PurgatoryCounters.toInt(counters.watched);
+        return PurgatoryCounters.toInt(counters.watched());
     }
 
     /** The number of pending operations (watched, not yet settled) of this purgatory. O(1). */
     public int numDelayed() {
-        return PurgatoryCounters.toInt(counters.pending);
+        return PurgatoryCounters.toInt(counters.pending());
     }
 
     /** The number of keys with at least one pending operation. O(1). */
     public int watchedKeys() {
-        return PurgatoryCounters.toInt(counters.keys);
+        return PurgatoryCounters.toInt(counters.keys());
     }
 
     /** A snapshot of this purgatory's counters. O(1). */
     public PurgatoryStats stats() {
         return new PurgatoryStats(name, numDelayed(), watched(), watchedKeys(), counters.completed.sum(),
-                counters.completedAtOnce.sum(), counters.expired.sum(), counters.cancelled.sum(),
+                counters.completedAtOnce.sum(), counters.expired.sum() + counters.expiredUnwatched.sum(),
+                counters.cancelled.sum() + counters.cancelledUnwatched.sum(),
                 counters.callbackErrorTotal(), counters.rejected.sum(), counters.purges.sum());
     }
 
@@ -294,7 +297,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     void onSettled(DelayedOperation operation, Outcome outcome, boolean watched) {
         release();
         if (!watched) {
-            (outcome == Outcome.COMPLETED ? counters.completedAtOnce : counters.settled(outcome)).increment();
+            counters.settledUnwatched(outcome).increment();
             return;
         }
         if (timer != null) {
@@ -310,9 +313,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 unlinked++;
             }
         }
-        counters.watched.add(-unlinked);
-        counters.pending.decrement();
-        counters.settled(outcome).increment();
+        if (unlinked != 1) {
+            counters.extraWatches.add(1 - unlinked); // (C2)
+        }
+        counters.settled(outcome).increment(); // (C1)
         if (metrics.isBound()) {
             long waited = operation.watchedNanos(clock.nanoTime());
             if (waited >= 0) {
@@ -339,9 +343,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     void purgeIfNeeded() {
         long now = clock.nanoTime();
-        long settled = counters.settledTotal() + counters.completedAtOnce.sum();
-        boolean lingering = counters.lingeringKeys.sum() > 0 && settled - settledAtLastPurge >= purgeInterval;
-        boolean keptTooLong = counters.emptyKeys.sum() > 0 && now - lastPurgeNanos >= EMPTY_KEYS_SWEEP_NANOS;
+        long settled = counters.settledTotal();
+        long lingeringLists = counters.lingeringKeys.sum();
+        boolean lingering = lingeringLists > 0 && settled - settledAtLastPurge >= purgeInterval;
+        boolean keptTooLong = counters.emptyKeys.sum() - lingeringLists > 0
+                && now - lastPurgeNanos >= EMPTY_KEYS_SWEEP_NANOS;
         if (!lingering && !keptTooLong) {
             return;
         }
@@ -358,7 +364,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Empty key lists still in the shards' maps: kept for reuse, or lingering (tests). */
     long emptyKeyLists() {
-        return counters.emptyKeys.sum() + counters.lingeringKeys.sum();
+        return counters.emptyKeys.sum();
     }
 
     /** Checks every shard's invariants and the gauges against them (tests, in quiescence). */
@@ -369,9 +375,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             linked += shard.checkInvariants();
             keys += shard.keyCount();
         }
-        if (linked != counters.watched.sum() || keys != counters.keys.sum()) {
-            throw new IllegalStateException("gauges disagree with the lists: watched " + counters.watched.sum()
-                    + " vs " + linked + " linked; keys " + counters.keys.sum() + " vs " + keys);
+        if (linked != counters.watched() || keys != counters.keys()) {
+            throw new IllegalStateException("gauges disagree with the lists: watched " + counters.watched()
+                    + " vs " + linked + " linked; keys " + counters.keys() + " vs " + keys);
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToDoubleFunction;
 
 /**
  * A purgatory's Micrometer meters, all tagged {@code purgatory=<name>} and never by key:
@@ -59,11 +60,11 @@ public final class PurgatoryMetrics implements MeterBinder {
         }
         Tags tags = Tags.of("purgatory", purgatory.name());
         gauge(meterRegistry, "purgatory.pending", "operations", "Operations watched and not yet settled",
-                tags, counters.pending);
+                tags, c -> PurgatoryCounters.toInt(c.pending()));
         gauge(meterRegistry, "purgatory.watched", "entries",
-                "Watch entries: a pending operation counts once per key", tags, counters.watched);
+                "Watch entries: a pending operation counts once per key", tags, c -> PurgatoryCounters.toInt(c.watched()));
         gauge(meterRegistry, "purgatory.keys", "keys", "Keys with at least one pending operation",
-                tags, counters.keys);
+                tags, c -> PurgatoryCounters.toInt(c.keys()));
         Timer[] timers = new Timer[Outcome.values().length];
         for (Outcome outcome : Outcome.values()) {
             timers[outcome.ordinal()] = add(Timer.builder("purgatory.operations")
@@ -124,8 +125,9 @@ public final class PurgatoryMetrics implements MeterBinder {
         return meter;
     }
 
-    private void gauge(MeterRegistry r, String name, String unit, String description, Tags tags, LongAdder value) {
-        add(Gauge.builder(name, value, LongAdder::sum).baseUnit(unit).description(description)
+    private void gauge(MeterRegistry r, String name, String unit, String description, Tags tags,
+                       ToDoubleFunction<PurgatoryCounters> value) {
+        add(Gauge.builder(name, counters, value).baseUnit(unit).description(description)
                 .tags(tags).strongReference(true).register(r));
     }
 

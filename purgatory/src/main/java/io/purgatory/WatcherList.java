@@ -59,11 +59,10 @@ final class WatcherList {
             if (watchers == null) {
                 watchers = new Watchers(key, this);
                 watchersByKey.put(key, watchers);
-                counters.keys.increment();
+                counters.mappedKeys.increment(); // (PurgatoryCounters C3)
             } else if (watchers.isEmpty()) { // a kept list, reused (S1)
                 emptyKept--;
-                counters.emptyKeys.decrement();
-                counters.keys.increment();
+                counters.emptyKeys.decrement(); // (C3)
             }
             if (operation.watchers == unwatched) {
                 operation.watchers = watchers;
@@ -89,10 +88,9 @@ final class WatcherList {
                 return false;
             }
             if (watchers.isEmpty()) {
-                counters.keys.decrement();
                 if (emptyKept < MAX_EMPTY_KEPT) { // keep it for the key's next operation (S1)
                     emptyKept++;
-                    counters.emptyKeys.increment();
+                    counters.emptyKeys.increment(); // (C3)
                 } else {
                     removeKey(watchers);
                 }
@@ -110,8 +108,11 @@ final class WatcherList {
         } catch (RuntimeException keyFailure) {
             removed = false;
         }
-        if (!removed) {
-            counters.lingeringKeys.increment(); // (S1)
+        if (removed) {
+            counters.mappedKeys.decrement(); // (C3)
+        } else {
+            counters.emptyKeys.increment(); // (S1), (C3): still mapped, and empty
+            counters.lingeringKeys.increment();
         }
     }
 
@@ -191,19 +192,19 @@ final class WatcherList {
                 boolean wasEmpty = watchers.isEmpty();
                 for (Object n = watchers.head; n != null; n = Watchers.next(n)) {
                     if (Watchers.operation(n).isCompleted() && watchers.unlink(n)) {
-                        counters.watched.decrement();
+                        counters.extraWatches.decrement(); // (C2)
                         purged++;
                     }
                 }
                 if (watchers.isEmpty()) {
-                    if (!wasEmpty) {
-                        counters.keys.decrement(); // emptied by this purge
-                    }
                     it.remove(); // by the stored hash: works even if the key's hashCode changed
+                    counters.mappedKeys.decrement(); // (C3)
+                    if (wasEmpty) {
+                        counters.emptyKeys.decrement(); // a kept or lingering list
+                    }
                     purged++;
                 }
             }
-            counters.emptyKeys.add(-emptyKept);
             emptyKept = 0;
         } finally {
             lock.unlock();
