@@ -59,7 +59,11 @@ public abstract class DelayedOperation extends TimerTask {
      * (D7) The owner is not a field: `watchers` is null until bind, then the purgatory's
      *      "unwatched" marker list, then the first key's list; every list's shard knows its
      *      purgatory. (Memory: a pending single-key operation is 72 bytes in all, TimerTask's 48
-     *      included, with no other allocation.)
+     *      included, with no other allocation.) It is written under the monitor and needs no
+     *      volatile (a fence per submission): every read that decides anything holds the monitor
+     *      or follows a later monitor section of the same operation (a settle, D6), and the
+     *      unguarded "already submitted?" check in tryCompleteElseWatch is a hint that submit
+     *      repeats under the monitor.
      * (D8) With metrics bound, watchedAt holds the watch time in microseconds (TIMED_MICROS, for
      *      delays up to 30 min: exact for waits up to 71 min) or milliseconds (TIMED_MILLIS: exact
      *      up to 49 days), as 32 bits that are subtracted modulo 2^32.
@@ -83,7 +87,7 @@ public abstract class DelayedOperation extends TimerTask {
     }
 
     /** Null, then the owner's "unwatched" marker, then the first key's list (D5, D7). */
-    volatile Watchers watchers;
+    Watchers watchers;
     /** Links on the first key's list (Watchers W1, W2); guarded by that shard's lock. */
     Object watchPrev;
     volatile Object watchNext;
