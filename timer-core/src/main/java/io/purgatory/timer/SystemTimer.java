@@ -60,7 +60,7 @@ public final class SystemTimer implements Timer {
             this.ownedExecutor = null;
             this.executor = b.executor;
         }
-        this.engine = new TimerEngine(b.name, b.tickMs, b.wheelSize, b.clock, new TimerEngine.Dispatcher() {
+        this.engine = new TimerEngine(b.name, b.tickMs, b.wheelSize, b.clock, new Dispatcher() {
             @Override
             public void dispatch(TimerTask task) {
                 SystemTimer.this.dispatch(task);

@@ -1,6 +1,5 @@
 package io.purgatory.timer;
 
-import java.util.Arrays;
 import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -47,39 +46,20 @@ final class TimerEngine {
      *      mid-flush would unlink tasks from the detached bucket; expireDue sweeps at its next
      *      turn instead, before it returns.
      * (E7) The inbox is bounded in practice: every ~1024th push to a stripe (Inbox I2: a racy
-     *      counter; lost counts only delay the help) wakes a parked driver, or, when no thread is driving (a ManualTimer
-     *      between advances), drains the inbox itself under tryLock. So a cancelled task leaves the
-     *      wheel after about a thousand more pushes instead of at the next expiry, which may be
-     *      far off: memory goes back to baseline promptly and young GCs stay cheap.
-     * (E8) With a batching dispatcher (SystemTimer: one executor hand-off per batch instead of
-     *      per task), the tasks the driver expires are gathered in dueBatch (at most DUE_BATCH,
-     *      in expiry order) and flushed after each bucket and at the end of each turn of the
-     *      driver (expireDue, cascadeAhead, a helping drain), in a finally block: an expired
-     *      task is no longer SCHEDULED, so nothing else would find it again. A batch never spans
-     *      two buckets, so a task that cancels one due later still wins. The batch is copied out
-     *      before the dispatcher runs, since a task run inline may re-enter the driver (a helping
-     *      drain) and expire more. ManualTimer does not batch: each task runs as it expires.
+     *      counter; lost counts only delay the help) wakes a parked driver, or, when no thread is
+     *      driving (a ManualTimer between advances), drains the inbox itself under tryLock. So a
+     *      cancelled task leaves the wheel after about a thousand more pushes instead of at the
+     *      next expiry, which may be far off: memory goes back to baseline promptly and young GCs
+     *      stay cheap.
+     * (E8) Expired tasks reach the dispatcher through DueTasks: in batches for SystemTimer (one
+     *      executor hand-off per batch, never spanning two buckets), one by one for ManualTimer.
+     *      Every turn of the driver ends by flushing them (DueTasks B1).
      */
-
-    /** Runs or hands off tasks that have become due. */
-    @FunctionalInterface
-    interface Dispatcher {
-        void dispatch(TimerTask task);
-
-        /** Runs or hands off {@code tasks[0..count)}, in order; the array is the callee's to keep. */
-        default void dispatchAll(TimerTask[] tasks, int count) {
-            for (int i = 0; i < count; i++) {
-                dispatch(tasks[i]);
-            }
-        }
-    }
 
     private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long ACTIVE = Long.MIN_VALUE;
     /** Tasks re-added per step of cascading ahead, between checks for due work (TimingWheel W4). */
     private static final int EARLY_BATCH = 1024;
-    /** Expired tasks handed to the dispatcher at once, at most (E8). */
-    static final int DUE_BATCH = 256;
 
     /** Held by whichever thread drives the wheel. */
     final ReentrantLock driverLock = new ReentrantLock();
@@ -91,12 +71,9 @@ final class TimerEngine {
             new PriorityQueue<>(TimerTaskList.DUE_ORDER);
     private final TimingWheel wheel;
     private final Dispatcher dispatcher;
-    private final boolean batchDue;
+    private final DueTasks due;
     private final LongAdder size = new LongAdder();
     private final Consumer<TimerTask> reinsert = this::reinsert;
-    /** Expired tasks not yet handed to the dispatcher (E8); driver only. */
-    private final TimerTask[] dueBatch = new TimerTask[DUE_BATCH];
-    private int dueCount;
 
     private final Inbox inbox = new Inbox();
     private volatile boolean closed;
@@ -107,7 +84,7 @@ final class TimerEngine {
         this.name = name;
         this.clock = clock;
         this.dispatcher = dispatcher;
-        this.batchDue = batchDue;
+        this.due = new DueTasks(dispatcher, batchDue);
         this.originNanos = clock.nanoTime();
         this.wheel = new TimingWheel(tickMs, wheelSize, 0L, queue, true);
     }
@@ -205,7 +182,7 @@ final class TimerEngine {
                 }
             } finally {
                 try {
-                    flushDue(); // (E8)
+                    due.flush(); // (E8)
                 } finally {
                     driverLock.unlock();
                 }
@@ -239,10 +216,10 @@ final class TimerEngine {
                 processed = true;
                 wheel.advanceClock(bucket.expirationMs());
                 bucket.flush(reinsert);
-                flushDue(); // (E8): one bucket per batch
+                due.flush(); // (E8): one bucket per batch
             }
         } finally {
-            flushDue(); // (E8)
+            due.flush(); // (E8)
         }
     }
 
@@ -292,33 +269,8 @@ final class TimerEngine {
         }
         if (!wheel.add(task, task.deadlineMs) && task.expire()) {
             size.decrement(); // (E1)
-            if (!batchDue) {
-                dispatcher.dispatch(task);
-                return;
-            }
-            dueBatch[dueCount++] = task;
-            if (dueCount == DUE_BATCH) {
-                flushDue();
-            }
+            due.add(task); // (E8)
         }
-    }
-
-    /** Hands the expired tasks gathered so far to the dispatcher (E8). */
-    private void flushDue() {
-        int n = dueCount;
-        if (n == 0) {
-            return;
-        }
-        dueCount = 0;
-        if (n == 1) {
-            TimerTask task = dueBatch[0];
-            dueBatch[0] = null;
-            dispatcher.dispatch(task);
-            return;
-        }
-        TimerTask[] batch = Arrays.copyOf(dueBatch, n);
-        Arrays.fill(dueBatch, 0, n, null);
-        dispatcher.dispatchAll(batch, n);
     }
 
     /**
@@ -331,7 +283,7 @@ final class TimerEngine {
         try {
             return !closed && wheel.cascadeEarly(EARLY_BATCH, reinsert);
         } finally {
-            flushDue(); // (E8)
+            due.flush(); // (E8)
         }
     }
 

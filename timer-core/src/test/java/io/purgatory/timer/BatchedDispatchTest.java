@@ -104,7 +104,7 @@ class BatchedDispatchTest {
     @Test
     void expire_moreThanABatchInOneTick_nothingLostOrRunTwice() throws Exception {
         timer(handOffs::add);
-        int n = 3 * TimerEngine.DUE_BATCH + 7;
+        int n = 3 * DueTasks.MAX_BATCH + 7;
         List<Task> tasks = add(n, 4);
 
         clock.advanceMillis(4);

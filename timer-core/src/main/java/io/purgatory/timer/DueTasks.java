@@ -1,0 +1,68 @@
+package io.purgatory.timer;
+
+import java.util.Arrays;
+
+/**
+ * The tasks the driver has expired and not yet handed over (TimerEngine E8): gathered in expiry
+ * order and handed to the {@link Dispatcher} a batch at a time, or one by one when the timer does
+ * not batch. Driver only: not thread-safe.
+ */
+final class DueTasks {
+
+    /*
+     * Implementation notes.
+     *
+     * Handing each expired task to an executor on its own costs a lambda, a queue node, a lock and
+     * often an unpark per task; in the 500,000-timer benchmark that doubled the p99 lateness. A
+     * batch costs one array, and SystemTimer splits it into runs.
+     *
+     * (B1) The driver flushes after each bucket and at the end of each turn (expireDue,
+     *      cascadeAhead, a helping drain), in a finally block: an expired task is no longer
+     *      SCHEDULED, so nothing else would find it again. A batch never spans two buckets, so a
+     *      task that cancels one due later still wins.
+     * (B2) The batch is copied out before the dispatcher runs: a task run inline may re-enter
+     *      the driver (a helping drain) and expire more, into this same buffer.
+     */
+
+    /** Expired tasks handed over at once, at most. */
+    static final int MAX_BATCH = 256;
+
+    private final Dispatcher dispatcher;
+    private final TimerTask[] pending;
+    private int count;
+
+    /** {@code batching} false: every task goes to the dispatcher as soon as it is added (ManualTimer). */
+    DueTasks(Dispatcher dispatcher, boolean batching) {
+        this.dispatcher = dispatcher;
+        this.pending = batching ? new TimerTask[MAX_BATCH] : null;
+    }
+
+    void add(TimerTask task) {
+        if (pending == null) {
+            dispatcher.dispatch(task);
+            return;
+        }
+        pending[count++] = task;
+        if (count == MAX_BATCH) {
+            flush();
+        }
+    }
+
+    /** Hands the tasks gathered so far to the dispatcher (B1, B2). */
+    void flush() {
+        int n = count;
+        if (n == 0) {
+            return;
+        }
+        count = 0;
+        if (n == 1) {
+            TimerTask task = pending[0];
+            pending[0] = null;
+            dispatcher.dispatch(task);
+            return;
+        }
+        TimerTask[] batch = Arrays.copyOf(pending, n); // (B2)
+        Arrays.fill(pending, 0, n, null);
+        dispatcher.dispatchAll(batch, n);
+    }
+}

@@ -1,0 +1,96 @@
+package io.purgatory.timer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** DueTasks: batches of at most MAX_BATCH, copied out before dispatch (B2), or none at all. */
+class DueTasksTest {
+
+    private final List<List<TimerTask>> batches = new ArrayList<>();
+
+    @Test
+    void add_moreThanABatch_flushesEachFullBatchThenTheRestOnFlush() {
+        DueTasks due = new DueTasks(recording(), true);
+        List<TimerTask> tasks = tasks(DueTasks.MAX_BATCH + 3);
+
+        tasks.forEach(due::add);
+        assertThat(batches).hasSize(1);
+        assertThat(batches.get(0)).containsExactlyElementsOf(tasks.subList(0, DueTasks.MAX_BATCH));
+
+        due.flush();
+        due.flush(); // nothing left: no empty batch
+        assertThat(batches).hasSize(2);
+        assertThat(batches.get(1)).containsExactlyElementsOf(tasks.subList(DueTasks.MAX_BATCH, tasks.size()));
+    }
+
+    @Test
+    void flush_dispatcherAddsMoreWhileDispatching_theBatchInHandIsNotOverwrittenAndNothingIsLost() {
+        List<TimerTask> reentrant = tasks(3);
+        DueTasks[] holder = new DueTasks[1];
+        boolean[] reentered = {false};
+        Dispatcher dispatcher = new Dispatcher() {
+            @Override
+            public void dispatch(TimerTask task) {
+                batches.add(List.of(task));
+            }
+
+            @Override
+            public void dispatchAll(TimerTask[] tasks, int count) {
+                if (!reentered[0]) { // the first batch: a task run inline expires more (B2)
+                    reentered[0] = true;
+                    reentrant.forEach(holder[0]::add);
+                    holder[0].flush();
+                }
+                batches.add(List.of(tasks).subList(0, count));
+            }
+        };
+        holder[0] = new DueTasks(dispatcher, true);
+        List<TimerTask> first = tasks(5);
+        first.forEach(holder[0]::add);
+
+        holder[0].flush();
+
+        assertThat(batches).containsExactly(reentrant, first);
+    }
+
+    @Test
+    void add_notBatching_dispatchesEachTaskAtOnce() {
+        DueTasks due = new DueTasks(recording(), false);
+        List<TimerTask> tasks = tasks(2);
+
+        due.add(tasks.get(0));
+        assertThat(batches).containsExactly(List.of(tasks.get(0)));
+        due.add(tasks.get(1));
+        due.flush();
+        assertThat(batches).containsExactly(List.of(tasks.get(0)), List.of(tasks.get(1)));
+    }
+
+    private Dispatcher recording() {
+        return new Dispatcher() {
+            @Override
+            public void dispatch(TimerTask task) {
+                batches.add(List.of(task));
+            }
+
+            @Override
+            public void dispatchAll(TimerTask[] tasks, int count) {
+                batches.add(List.of(tasks).subList(0, count));
+            }
+        };
+    }
+
+    private static List<TimerTask> tasks(int n) {
+        List<TimerTask> tasks = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            tasks.add(new TimerTask(1) {
+                @Override
+                public void run() {
+                }
+            });
+        }
+        return tasks;
+    }
+}
