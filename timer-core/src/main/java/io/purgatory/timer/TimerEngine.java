@@ -45,12 +45,12 @@ final class TimerEngine {
      *      run after the sweep. A close from a task on the driving thread only marks: sweeping
      *      mid-flush would unlink tasks from the detached bucket; expireDue sweeps at its next
      *      turn instead, before it returns.
-     * (E7) The inbox is bounded in practice: every ~1024th push to a stripe (Inbox I2: a racy
-     *      counter; lost counts only delay the help) wakes a parked driver, or, when no thread is
-     *      driving (a ManualTimer between advances), drains the inbox itself under tryLock. So a
-     *      cancelled task leaves the wheel after about a thousand more pushes instead of at the
-     *      next expiry, which may be far off: memory goes back to baseline promptly and young GCs
-     *      stay cheap.
+     * (E7) The inbox is bounded in practice: every ~1024 cancels or ~16k new tasks pushed on a
+     *      stripe (Inbox I2: a racy count; lost counts only delay the help) wake a parked driver,
+     *      or, when no thread is driving (a ManualTimer between advances), the pushing thread
+     *      drains the inbox itself under tryLock. So a cancelled task leaves the wheel after about
+     *      a thousand more cancels instead of at the next expiry, which may be far off: memory
+     *      goes back to baseline promptly and young GCs stay cheap.
      * (E8) Expired tasks reach the dispatcher through DueTasks: in batches for SystemTimer (one
      *      executor hand-off per batch, never spanning two buckets), one by one for ManualTimer.
      *      Every turn of the driver ends by flushing them (DueTasks B1).
@@ -150,7 +150,8 @@ final class TimerEngine {
         }
         boolean setBit = lifecycle == TimerTask.SCHEDULED || wasScheduled; // as TimerTask.moveTo
         if (setBit && (previous & TimerTask.IN_INBOX) == 0) {
-            push(task); // (T2): this transition set the bit, so it pushes
+            // (T2): this transition set the bit, so it pushes; fresh unless it may be linked (E7)
+            push(task, lifecycle == TimerTask.SCHEDULED && !wasScheduled);
         }
     }
 
@@ -158,12 +159,12 @@ final class TimerEngine {
     void onCancelled(TimerTask task, boolean mustPush) {
         size.decrement(); // (E1)
         if (mustPush) {
-            push(task);
+            push(task, false);
         }
     }
 
-    private void push(TimerTask task) {
-        if (inbox.push(task)) { // (E7)
+    private void push(TimerTask task, boolean fresh) {
+        if (inbox.push(task, fresh)) { // (E7)
             helpDrain();
         }
     }
@@ -247,7 +248,7 @@ final class TimerEngine {
         } finally {
             while (task != null) { // only if place() threw: hand the rest back, bits still set (T2)
                 TimerTask next = task.inboxNext;
-                push(task);
+                push(task, false);
                 task = next;
             }
         }

@@ -18,7 +18,7 @@ class InboxTest {
     void push_fromOneThread_allLandOnOneStripeNewestFirst() {
         Inbox inbox = new Inbox(4);
         List<TimerTask> tasks = tasks(3);
-        tasks.forEach(inbox::push);
+        tasks.forEach(t -> inbox.push(t, true));
 
         int nonEmpty = 0;
         for (int s = 0; s < inbox.stripes(); s++) {
@@ -40,7 +40,7 @@ class InboxTest {
         for (int t = 0; t < 2; t++) {
             new Thread(() -> {
                 pushers.add(Thread.currentThread());
-                tasks(5).forEach(inbox::push);
+                tasks(5).forEach(task -> inbox.push(task, true));
                 done.countDown();
             }).start();
         }
@@ -58,16 +58,38 @@ class InboxTest {
     }
 
     @Test
-    void push_everyBatchthPushOfAStripe_reportsABatch() {
+    void push_deadTasks_reportABatchEveryDeadBatchPushesOfAStripe() {
         Inbox inbox = new Inbox(2);
         int reported = 0;
-        for (int i = 1; i <= 3 * Inbox.BATCH; i++) {
-            if (inbox.push(new NoopTask())) {
+        for (int i = 1; i <= 3 * Inbox.DEAD_BATCH; i++) {
+            if (inbox.push(new NoopTask(), false)) {
                 reported++;
-                assertThat(i % Inbox.BATCH).as("push %d", i).isZero();
+                assertThat(i % Inbox.DEAD_BATCH).as("push %d", i).isZero();
             }
         }
         assertThat(reported).isEqualTo(3);
+    }
+
+    @Test
+    void push_freshTasks_weighOneFreshPerDeadthAndMixWithDeadOnes() {
+        Inbox inbox = new Inbox(2);
+        int fresh = Inbox.DEAD_BATCH * Inbox.FRESH_PER_DEAD;
+        for (int i = 1; i < fresh; i++) {
+            assertThat(inbox.push(new NoopTask(), true)).as("fresh push %d", i).isFalse();
+        }
+        assertThat(inbox.push(new NoopTask(), true)).as("fresh push %d", fresh).isTrue();
+
+        int half = fresh / 2;
+        for (int i = 1; i <= half; i++) {
+            assertThat(inbox.push(new NoopTask(), true)).isFalse();
+        }
+        int dead = 0;
+        boolean reported = false;
+        while (!reported) {
+            dead++;
+            reported = inbox.push(new NoopTask(), false);
+        }
+        assertThat(dead).as("half a batch of fresh tasks, then half a batch of dead ones").isEqualTo(Inbox.DEAD_BATCH / 2);
     }
 
     @Test
@@ -76,7 +98,7 @@ class InboxTest {
         assertThat(inbox.take(0)).isNull();
         assertThat(inbox.isEmpty()).isTrue();
         TimerTask task = new NoopTask();
-        CompletableFuture.runAsync(() -> inbox.push(task)).get(10, TimeUnit.SECONDS);
+        CompletableFuture.runAsync(() -> inbox.push(task, true)).get(10, TimeUnit.SECONDS);
 
         assertThat(inbox.isEmpty()).isFalse();
         int stripe = inbox.peek(0) != null ? 0 : 1;

@@ -74,21 +74,22 @@ class TimerStateWordTest {
     void add_aBatchOfPushesWithNoDriverRunning_thePushingThreadDrainsTheInbox() {
         ManualTimer timer = new ManualTimer();
         List<CountingTask> tasks = new ArrayList<>();
-        for (int i = 0; i < 1023; i++) {
+        int batch = Inbox.DEAD_BATCH * Inbox.FRESH_PER_DEAD; // new tasks per batch (Inbox I2)
+        for (int i = 0; i < batch - 1; i++) {
             CountingTask t = new CountingTask(100);
             tasks.add(t);
             timer.add(t);
         }
-        assertThat(timer.checkInvariants()).as("1023 pushes: all still on the inbox").isZero();
+        assertThat(timer.checkInvariants()).as("one push short of a batch: all still on the inbox").isZero();
 
         CountingTask last = new CountingTask(100);
-        timer.add(last); // the 1024th push (E7)
+        timer.add(last); // the batch-th push (E7)
 
-        assertThat(timer.checkInvariants()).as("drained by the pushing thread").isEqualTo(1024);
+        assertThat(timer.checkInvariants()).as("drained by the pushing thread").isEqualTo(batch);
         assertThat(last.state()).isEqualTo(TimerTask.SCHEDULED);
         CountingTask next = new CountingTask(100);
         timer.add(next);
-        assertThat(timer.checkInvariants()).isEqualTo(1024);
+        assertThat(timer.checkInvariants()).isEqualTo(batch);
         timer.advanceClock(100);
         assertThat(tasks).allSatisfy(t -> assertThat(t.runs()).isEqualTo(1));
         assertThat(next.runs()).isEqualTo(1);
