@@ -3,6 +3,7 @@ package io.purgatory;
 import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
+import java.util.Arrays;
 
 /**
  * An operation that waits in a {@link DelayedOperationPurgatory} until it can complete or its
@@ -36,16 +37,19 @@ public abstract class DelayedOperation extends TimerTask {
      *
      * (D1) The outcome leaves PENDING exactly once (settle, under the monitor).
      * (D2) tryComplete is called by the purgatory only under the monitor, only while PENDING, and
-     *      with the calling thread's TryScope naming the operation. The scope is a plain
-     *      thread-confined field, saved and restored around each try: a try costs the monitor and
-     *      no atomic write of its own.
-     * (D3) Callbacks never run under the monitor of a purgatory-driven try: a settle nested in
-     *      tryComplete (this thread's scope names the operation, so it holds the monitor) sets
-     *      CALLBACKS_DUE, and the try runs the callbacks after releasing the monitor. Only a
-     *      nested settle can set the bit while the try holds the monitor, and a settled operation
-     *      is never tried again, so the try reads the bit without clearing it. Lock order is
-     *      therefore monitor -> shard lock only; callbacks hold nothing (no deadlock when an
-     *      onComplete calls checkAndComplete, which takes other operations' monitors).
+     *      with the operation on the calling thread's TryScope: a thread-confined stack of the
+     *      operations whose purgatory-driven try this thread is inside, pushed and popped around
+     *      each try. A try costs the monitor and no atomic write of its own.
+     * (D3) Callbacks never run under the monitor of a purgatory-driven try of the operation: a
+     *      settle made while the operation is anywhere on this thread's TryScope (its own
+     *      tryComplete, a checkAndComplete nested in it that tries the same operation again, or
+     *      another operation's try nested in it) sets CALLBACKS_DUE instead, and the outermost
+     *      try of the operation on the stack runs the callbacks after releasing the monitor, and
+     *      alone reports the completion. The bit is never cleared: inner tries of the operation
+     *      leave it to the outermost, and no try starts on a settled operation. Lock order is
+     *      therefore monitor -> shard lock only; the callbacks hold no monitor of the operation
+     *      (no deadlock when an onComplete calls checkAndComplete, which takes other operations'
+     *      monitors).
      * (D4) Before its callbacks run, a settled operation is unlinked from its watch lists and its
      *      timer entry is cancelled (DelayedOperationPurgatory.onSettled).
      * (D5) WATCHED is set, under the monitor, once the operation is on its watch lists. The
@@ -81,9 +85,30 @@ public abstract class DelayedOperation extends TimerTask {
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
     private static final ThreadLocal<TryScope> TRY_SCOPE = ThreadLocal.withInitial(TryScope::new);
 
-    /** The operation whose tryComplete the owning thread is running, if any (D2, D3). Thread-confined. */
+    /** The operations whose purgatory-driven try the owning thread is inside, innermost last (D2, D3). */
     static final class TryScope {
-        DelayedOperation trying;
+        private DelayedOperation[] trying = new DelayedOperation[4];
+        private int depth;
+
+        void enter(DelayedOperation operation) {
+            if (depth == trying.length) {
+                trying = Arrays.copyOf(trying, depth * 2);
+            }
+            trying[depth++] = operation;
+        }
+
+        void exit() {
+            trying[--depth] = null;
+        }
+
+        boolean isTrying(DelayedOperation operation) {
+            for (int i = depth - 1; i >= 0; i--) {
+                if (trying[i] == operation) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /** Null, then the owner's "unwatched" marker, then the first key's list (D5, D7). */
@@ -255,8 +280,7 @@ public abstract class DelayedOperation extends TimerTask {
             }
             watchers = owner.unwatched(); // (D6), (D7): bound under the monitor
             TryScope scope = TRY_SCOPE.get();
-            DelayedOperation outer = scope.trying;
-            scope.trying = this; // (D2)
+            scope.enter(this); // (D2)
             try {
                 guardedTryComplete();
                 if ((extensionBits() & OUTCOME_MASK) == PENDING) {
@@ -266,8 +290,8 @@ public abstract class DelayedOperation extends TimerTask {
                     }
                 }
             } finally {
-                scope.trying = outer;
-                settledHere = settledByTry();
+                scope.exit();
+                settledHere = settledByTry(scope);
             }
         }
         return afterTry(settledHere) ? COMPLETED_HERE : NOT_COMPLETED;
@@ -291,13 +315,12 @@ public abstract class DelayedOperation extends TimerTask {
             if (isCompleted()) {
                 return false;
             }
-            DelayedOperation outer = scope.trying;
-            scope.trying = this; // (D2)
+            scope.enter(this); // (D2)
             try {
                 guardedTryComplete();
             } finally {
-                scope.trying = outer;
-                settledHere = settledByTry();
+                scope.exit();
+                settledHere = settledByTry(scope);
             }
         }
         return afterTry(settledHere);
@@ -311,8 +334,14 @@ public abstract class DelayedOperation extends TimerTask {
         }
     }
 
-    /** The outcome if a settle nested in this thread's try left its callbacks to it (D3), else PENDING. */
-    private int settledByTry() {
+    /**
+     * The outcome if a settle nested in this thread's tries of the operation left its callbacks
+     * to them and this was the outermost of those tries (D3), else PENDING.
+     */
+    private int settledByTry(TryScope scope) {
+        if (scope.isTrying(this)) {
+            return PENDING; // an outer try of this operation runs them
+        }
         int s = extensionBits();
         return (s & CALLBACKS_DUE) != 0 ? s & OUTCOME_MASK : PENDING;
     }
@@ -338,7 +367,7 @@ public abstract class DelayedOperation extends TimerTask {
             if ((s & OUTCOME_MASK) != PENDING) {
                 return false;
             }
-            deferred = TRY_SCOPE.get().trying == this; // (D3): nested in this thread's try
+            deferred = TRY_SCOPE.get().isTrying(this); // (D3): nested in a try of this operation
             watched = (s & WATCHED) != 0;
             replaceBits(0, (outcome.ordinal() + 1) | (deferred ? CALLBACKS_DUE : 0));
         }

@@ -353,7 +353,6 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         settledAtLastPurge = settled;
         lastPurgeNanos = now;
-        counters.lingeringKeys.reset();
         int purged = 0;
         for (WatcherList shard : shards) {
             purged += shard.purge();

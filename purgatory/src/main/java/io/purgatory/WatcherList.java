@@ -60,8 +60,13 @@ final class WatcherList {
                 watchers = new Watchers(key, this);
                 watchersByKey.put(key, watchers);
                 counters.mappedKeys.increment(); // (PurgatoryCounters C3)
-            } else if (watchers.isEmpty()) { // a kept list, reused (S1)
-                emptyKept--;
+            } else if (watchers.isEmpty()) { // a kept or lingering list, reused (S1)
+                if (watchers.lingering) {
+                    watchers.lingering = false;
+                    counters.lingeringKeys.decrement();
+                } else {
+                    emptyKept--;
+                }
                 counters.emptyKeys.decrement(); // (C3)
             }
             if (operation.watchers == unwatched) {
@@ -111,6 +116,7 @@ final class WatcherList {
         if (removed) {
             counters.mappedKeys.decrement(); // (C3)
         } else {
+            watchers.lingering = true;
             counters.emptyKeys.increment(); // (S1), (C3): still mapped, and empty
             counters.lingeringKeys.increment();
         }
@@ -201,6 +207,9 @@ final class WatcherList {
                     counters.mappedKeys.decrement(); // (C3)
                     if (wasEmpty) {
                         counters.emptyKeys.decrement(); // a kept or lingering list
+                        if (watchers.lingering) {
+                            counters.lingeringKeys.decrement();
+                        }
                     }
                     purged++;
                 }

@@ -25,6 +25,8 @@ final class Watchers {
     Object head;
     Object tail;
     int size;
+    /** Empty, and still mapped because its removal failed (WatcherList S1); guarded by the shard's lock. */
+    boolean lingering;
 
     Watchers(Object key, WatcherList shard) {
         this.key = key;

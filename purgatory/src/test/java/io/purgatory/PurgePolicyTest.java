@@ -100,6 +100,32 @@ class PurgePolicyTest {
     }
 
     @Test
+    void watch_lingeringListFoundAgain_reusesItAndTheLingeringCountDropsWithIt() {
+        DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
+        fillTheKeptLists(p);
+        BadInputCatalogueTest.MutableKey key = new BadInputCatalogueTest.MutableKey(77);
+        HookOp first = new HookOp(100);
+        p.tryCompleteElseWatch(first, List.of(key));
+        key.hash = 78;
+        assertThat(first.cancel()).isTrue(); // its list lingers: the shard keeps no more, removal fails
+        assertThat(p.emptyKeyLists()).isEqualTo(KEPT_PER_SHARD + 1);
+
+        key.hash = 77; // found again: the lingering list is reused, not a kept one
+        HookOp second = new HookOp(100);
+        p.tryCompleteElseWatch(second, List.of(key));
+        assertThat(p.emptyKeyLists()).isEqualTo(KEPT_PER_SHARD);
+        p.checkInvariants();
+
+        p.purgeIfNeeded(); // the clock has not moved and nothing lingers: no purge is due
+        assertThat(p.stats().purges()).isZero();
+        assertThat(second.forceComplete()).isTrue();
+        assertThat(p.emptyKeyLists()).as("the shard still keeps 16: the list is removed, not kept as a 17th")
+                .isEqualTo(KEPT_PER_SHARD);
+        p.checkInvariants();
+        p.close();
+    }
+
+    @Test
     void watch_keyWhoseEmptiedListIsKept_reusesItAndKeepsCountingExactly() {
         DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
         settleOn(p, "hot");

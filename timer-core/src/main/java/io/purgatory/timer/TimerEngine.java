@@ -50,7 +50,9 @@ final class TimerEngine {
      *      or, when no thread is driving (a ManualTimer between advances), the pushing thread
      *      drains the inbox itself under tryLock. So a cancelled task leaves the wheel after about
      *      a thousand more cancels instead of at the next expiry, which may be far off: memory
-     *      goes back to baseline promptly and young GCs stay cheap.
+     *      goes back to baseline promptly and young GCs stay cheap. A push from a task running on
+     *      the driving thread never helps: the driver may be mid-flush, walking a detached bucket
+     *      whose links a drain would rewrite; it drains the inbox at its next step anyway.
      * (E8) Expired tasks reach the dispatcher through DueTasks: in batches for SystemTimer (one
      *      executor hand-off per batch, never spanning two buckets), one by one for ManualTimer.
      *      Every turn of the driver ends by flushing them (DueTasks B1).
@@ -176,6 +178,8 @@ final class TimerEngine {
     private void helpDrain() {
         if (wakeAtMs != ACTIVE) {
             LockSupport.unpark(parkedDriver);
+        } else if (driverLock.isHeldByCurrentThread()) {
+            return; // (E7): a task running on the driving thread, maybe mid-flush; the driver drains next
         } else if (!closed && driverLock.tryLock()) {
             try {
                 if (!closed) {

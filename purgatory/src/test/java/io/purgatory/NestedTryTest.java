@@ -1,0 +1,132 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DelayedOperation D2/D3 when tries nest on one thread: a tryComplete that calls checkAndComplete
+ * reaches its own operation again, or another operation whose tryComplete settles the first. The
+ * callbacks run once, after the outermost try of their operation, with none of its monitors held,
+ * and exactly one checkAndComplete reports the completion.
+ */
+class NestedTryTest {
+
+    private final DelayedOperationPurgatory<Op> p1 = purgatory("p1");
+    private final DelayedOperationPurgatory<Op> p2 = purgatory("p2");
+
+    @AfterEach
+    void tearDown() {
+        p1.checkInvariants();
+        p2.checkInvariants();
+        p1.close();
+        p2.close();
+    }
+
+    private static DelayedOperationPurgatory<Op> purgatory(String name) {
+        return DelayedOperationPurgatory.<Op>builder(name).timerEnabled(false).reaperEnabled(false).build();
+    }
+
+    @Test
+    void checkAndComplete_tryCompleteReachesItsOwnOperationAgain_callbacksOnceAfterTheOuterTry() {
+        Op a = new Op();
+        p1.tryCompleteElseWatch(a, List.of("k"));
+        int[] tries = {0};
+        int[] innerCount = {-1};
+        a.body = () -> {
+            if (tries[0]++ == 0) {
+                innerCount[0] = p1.checkAndComplete("k"); // a nested try of a itself completes it
+                return false;
+            }
+            return a.forceComplete();
+        };
+
+        int outerCount = p1.checkAndComplete("k");
+
+        assertThat(a.onComplete).hasValue(1);
+        assertThat(a.callbackUnderAMonitor).isFalse();
+        assertThat(innerCount[0]).as("the inner check leaves the completion to the outer try").isZero();
+        assertThat(outerCount).isEqualTo(1);
+        assertThat(p1.watched()).isZero();
+    }
+
+    @Test
+    void checkAndComplete_anotherOperationsTrySettlesTheOuterOne_callbacksDeferredToTheOuterTry() {
+        Op a = new Op();
+        Op b = new Op();
+        p1.tryCompleteElseWatch(a, List.of("ka"));
+        p2.tryCompleteElseWatch(b, List.of("kb"));
+        b.body = a::forceComplete; // settles a while a's try is on the stack below
+        a.body = () -> {
+            p2.checkAndComplete("kb");
+            a.onCompleteBeforeTryReturned = a.onComplete.get() > 0;
+            return false;
+        };
+
+        int count = p1.checkAndComplete("ka");
+
+        assertThat(a.onComplete).hasValue(1);
+        assertThat(a.onCompleteBeforeTryReturned).as("onComplete overlapped a's tryComplete").isFalse();
+        assertThat(a.callbackUnderAMonitor).isFalse();
+        assertThat(count).isEqualTo(1);
+        assertThat(b.onComplete).hasValue(0);
+    }
+
+    @Test
+    void checkAndComplete_cycleThroughTwoPurgatories_theOuterOperationCompletesOnce() {
+        Op a = new Op();
+        Op b = new Op();
+        p1.tryCompleteElseWatch(a, List.of("ka"));
+        p2.tryCompleteElseWatch(b, List.of("kb"));
+        int[] tries = {0};
+        a.body = () -> {
+            if (tries[0]++ == 0) {
+                p2.checkAndComplete("kb"); // b's try checks ka again: a nested try of a completes it
+                return false;
+            }
+            return a.forceComplete();
+        };
+        b.body = () -> {
+            p1.checkAndComplete("ka");
+            return false;
+        };
+
+        assertThat(p1.checkAndComplete("ka")).isEqualTo(1);
+
+        assertThat(a.onComplete).hasValue(1);
+        assertThat(a.callbackUnderAMonitor).isFalse();
+        assertThat(b.isCompleted()).isFalse();
+    }
+
+    /** Records its callbacks and whether one ran holding its own monitor or the other's. */
+    static final class Op extends DelayedOperation {
+        final AtomicInteger onComplete = new AtomicInteger();
+        volatile BooleanSupplier body = () -> false;
+        volatile boolean callbackUnderAMonitor;
+        volatile boolean onCompleteBeforeTryReturned;
+        Op() {
+            super(60_000);
+        }
+
+        @Override
+        protected boolean tryComplete() {
+            return body.getAsBoolean();
+        }
+
+        @Override
+        protected void onComplete() {
+            onComplete.incrementAndGet();
+            if (Thread.holdsLock(this)) {
+                callbackUnderAMonitor = true;
+            }
+        }
+
+        @Override
+        protected void onExpiration() {
+        }
+    }
+}
