@@ -36,10 +36,10 @@ class BatchedDispatchTest {
         return timer;
     }
 
-    private List<Task> add(int n, long delayMs) {
-        List<Task> tasks = new ArrayList<>();
+    private List<ScriptedTask> add(int n, long delayMs) {
+        List<ScriptedTask> tasks = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            Task t = new Task(delayMs);
+            ScriptedTask t = new ScriptedTask(delayMs, ran::add);
             timer.add(t);
             tasks.add(t);
         }
@@ -49,7 +49,7 @@ class BatchedDispatchTest {
     @Test
     void expire_hundredTasksInOneTick_fourEvenRuns() throws Exception {
         timer(handOffs::add);
-        List<Task> tasks = add(100, 5);
+        List<ScriptedTask> tasks = add(100, 5);
 
         clock.advanceMillis(5);
         timer.advanceClock(0);
@@ -70,8 +70,8 @@ class BatchedDispatchTest {
     @Test
     void expire_tasksOfTwoTicksInOneTurn_aBatchPerTickAndACancelFromTheFirstWins() throws Exception {
         timer(Runnable::run);
-        List<Task> first = add(3, 1);
-        List<Task> second = add(3, 2);
+        List<ScriptedTask> first = add(3, 1);
+        List<ScriptedTask> second = add(3, 2);
         first.get(0).body = () -> second.get(1).cancel();
 
         clock.advanceMillis(10); // the driver is late: both ticks are due in one turn
@@ -90,7 +90,7 @@ class BatchedDispatchTest {
         timer(command -> {
             throw full;
         });
-        List<Task> tasks = add(40, 3);
+        List<ScriptedTask> tasks = add(40, 3);
 
         clock.advanceMillis(3);
         timer.advanceClock(0);
@@ -105,7 +105,7 @@ class BatchedDispatchTest {
     void expire_moreThanABatchInOneTick_nothingLostOrRunTwice() throws Exception {
         timer(handOffs::add);
         int n = 3 * DueTasks.MAX_BATCH + 7;
-        List<Task> tasks = add(n, 4);
+        List<ScriptedTask> tasks = add(n, 4);
 
         clock.advanceMillis(4);
         timer.advanceClock(0);
@@ -115,21 +115,5 @@ class BatchedDispatchTest {
         assertThat(tasks).allSatisfy(t -> assertThat(t.runs).isEqualTo(1));
         assertThat(timer.size()).isZero();
         timer.checkInvariants();
-    }
-
-    private final class Task extends TimerTask {
-        int runs;
-        Runnable body = () -> { };
-
-        Task(long delayMs) {
-            super(delayMs);
-        }
-
-        @Override
-        public void run() {
-            runs++;
-            ran.add(this);
-            body.run();
-        }
     }
 }

@@ -48,16 +48,16 @@ class HelpDrainReentrancyTest {
      * visits after it, and a batch of far-off tasks.
      */
     private static void assertEveryOtherTaskRuns(Timer timer, int ranBefore, Runnable advance) {
-        List<Task> farOff = new ArrayList<>();
+        List<ScriptedTask> farOff = new ArrayList<>();
         for (int i = 0; i < 2 * Inbox.DEAD_BATCH + 100; i++) {
-            Task t = new Task(1_000_000);
+            ScriptedTask t = new ScriptedTask(1_000_000);
             farOff.add(t);
             timer.add(t);
         }
         int n = ranBefore + 50;
-        List<Task> due = new ArrayList<>();
+        List<ScriptedTask> due = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            Task t = new Task(5);
+            ScriptedTask t = new ScriptedTask(5);
             due.add(t);
             timer.add(t);
         }
@@ -74,20 +74,5 @@ class HelpDrainReentrancyTest {
             assertThat(due.get(i).runs).as("task %d", i).isEqualTo(i == victim ? 0 : 1);
         }
         assertThat(timer.size()).isZero();
-    }
-
-    private static final class Task extends TimerTask {
-        int runs;
-        Runnable body = () -> { };
-
-        Task(long delayMs) {
-            super(delayMs);
-        }
-
-        @Override
-        public void run() {
-            runs++;
-            body.run();
-        }
     }
 }
