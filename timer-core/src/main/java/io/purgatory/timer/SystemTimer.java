@@ -169,9 +169,7 @@ public final class SystemTimer implements Timer {
         try {
             executor.execute(() -> runTask(task));
         } catch (RuntimeException rejected) { // RejectedExecutionException, or any failure of a user's executor
-            failedTasks.increment();
-            TimerConfig.report(task, rejected, errorHandler);
-            runTask(task); // not lost: run it here
+            runRejected(task, rejected);
         }
     }
 
@@ -190,9 +188,7 @@ public final class SystemTimer implements Timer {
                 executor.execute(() -> runAll(tasks, start, end));
             } catch (RuntimeException rejected) { // as in dispatch: every task reported, none lost
                 for (int i = start; i < end; i++) {
-                    failedTasks.increment();
-                    TimerConfig.report(tasks[i], rejected, errorHandler);
-                    runTask(tasks[i]);
+                    runRejected(tasks[i], rejected);
                 }
             }
         }
@@ -202,6 +198,13 @@ public final class SystemTimer implements Timer {
         for (int i = start; i < end; i++) {
             runTask(tasks[i]);
         }
+    }
+
+    /** The executor would not take {@code task}: count and report that, then run it here, so it is not lost. */
+    private void runRejected(TimerTask task, RuntimeException rejected) {
+        failedTasks.increment();
+        TimerConfig.report(task, rejected, errorHandler);
+        runTask(task);
     }
 
     private void runTask(TimerTask task) {

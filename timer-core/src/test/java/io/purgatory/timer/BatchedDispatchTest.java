@@ -36,10 +36,11 @@ class BatchedDispatchTest {
         return timer;
     }
 
-    private List<ScriptedTask> add(int n, long delayMs) {
-        List<ScriptedTask> tasks = new ArrayList<>();
+    private List<CountingTask> add(int n, long delayMs) {
+        List<CountingTask> tasks = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            ScriptedTask t = new ScriptedTask(delayMs, ran::add);
+            CountingTask t = new CountingTask(delayMs);
+            t.body = () -> ran.add(t);
             timer.add(t);
             tasks.add(t);
         }
@@ -49,7 +50,7 @@ class BatchedDispatchTest {
     @Test
     void expire_hundredTasksInOneTick_fourEvenRuns() throws Exception {
         timer(handOffs::add);
-        List<ScriptedTask> tasks = add(100, 5);
+        List<CountingTask> tasks = add(100, 5);
 
         clock.advanceMillis(5);
         timer.advanceClock(0);
@@ -70,9 +71,13 @@ class BatchedDispatchTest {
     @Test
     void expire_tasksOfTwoTicksInOneTurn_aBatchPerTickAndACancelFromTheFirstWins() throws Exception {
         timer(Runnable::run);
-        List<ScriptedTask> first = add(3, 1);
-        List<ScriptedTask> second = add(3, 2);
-        first.get(0).body = () -> second.get(1).cancel();
+        List<CountingTask> first = add(3, 1);
+        List<CountingTask> second = add(3, 2);
+        Runnable record = first.get(0).body;
+        first.get(0).body = () -> {
+            record.run();
+            second.get(1).cancel();
+        };
 
         clock.advanceMillis(10); // the driver is late: both ticks are due in one turn
         timer.advanceClock(0);
@@ -90,7 +95,7 @@ class BatchedDispatchTest {
         timer(command -> {
             throw full;
         });
-        List<ScriptedTask> tasks = add(40, 3);
+        List<CountingTask> tasks = add(40, 3);
 
         clock.advanceMillis(3);
         timer.advanceClock(0);
@@ -105,14 +110,14 @@ class BatchedDispatchTest {
     void expire_moreThanABatchInOneTick_nothingLostOrRunTwice() throws Exception {
         timer(handOffs::add);
         int n = 3 * DueTasks.MAX_BATCH + 7;
-        List<ScriptedTask> tasks = add(n, 4);
+        List<CountingTask> tasks = add(n, 4);
 
         clock.advanceMillis(4);
         timer.advanceClock(0);
         handOffs.forEach(Runnable::run);
 
         assertThat(ran).containsExactlyInAnyOrderElementsOf(tasks);
-        assertThat(tasks).allSatisfy(t -> assertThat(t.runs).isEqualTo(1));
+        assertThat(tasks).allSatisfy(t -> assertThat(t.runs()).isEqualTo(1));
         assertThat(timer.size()).isZero();
         timer.checkInvariants();
     }

@@ -2,11 +2,11 @@ package io.purgatory.timer;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A test task that counts its runs, then runs an optional body. */
+/** A test task that counts its runs, then runs an optional body, which a test may replace before it runs. */
 class CountingTask extends TimerTask {
 
     private final AtomicInteger runs = new AtomicInteger();
-    private final Runnable body;
+    volatile Runnable body;
 
     CountingTask(long delayMs) {
         this(delayMs, () -> { });

@@ -48,16 +48,16 @@ class HelpDrainReentrancyTest {
      * visits after it, and a batch of far-off tasks.
      */
     private static void assertEveryOtherTaskRuns(Timer timer, int ranBefore, Runnable advance) {
-        List<ScriptedTask> farOff = new ArrayList<>();
+        List<CountingTask> farOff = new ArrayList<>();
         for (int i = 0; i < 2 * Inbox.DEAD_BATCH + 100; i++) {
-            ScriptedTask t = new ScriptedTask(1_000_000);
+            CountingTask t = new CountingTask(1_000_000);
             farOff.add(t);
             timer.add(t);
         }
         int n = ranBefore + 50;
-        List<ScriptedTask> due = new ArrayList<>();
+        List<CountingTask> due = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            ScriptedTask t = new ScriptedTask(5);
+            CountingTask t = new CountingTask(5);
             due.add(t);
             timer.add(t);
         }
@@ -71,7 +71,7 @@ class HelpDrainReentrancyTest {
         advance.run();
 
         for (int i = 0; i < n; i++) {
-            assertThat(due.get(i).runs).as("task %d", i).isEqualTo(i == victim ? 0 : 1);
+            assertThat(due.get(i).runs()).as("task %d", i).isEqualTo(i == victim ? 0 : 1);
         }
         assertThat(timer.size()).isZero();
     }
