@@ -2,6 +2,7 @@ package io.purgatory.bench;
 
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,9 +36,10 @@ final class AckWorkload extends Workload {
     static final Metric CPU = new Metric(TITLE, "CPU ns/completion", Bar.atMostFractionOfKafka(0.5));
     private static final long TIMEOUT_MS = 30_000;
     private static final long FULL_WINDOW_PARK_NANOS = 20_000;
+    private static final int SLICES = 10;
 
     AckWorkload() {
-        super("acks", TITLE, List.of(Impl.OURS, Impl.KAFKA));
+        super("acks", TITLE, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR));
     }
 
     @Override
@@ -82,7 +84,14 @@ final class AckWorkload extends Workload {
             long c0 = completed.sum();
             long cpu0 = Probe.processCpuNanos();
             long t0 = System.nanoTime();
-            Threads.sleepMillis(sizes.acksMillis());
+            StringBuilder perSlice = new StringBuilder();
+            long before = c0;
+            for (int i = 0; i < SLICES; i++) { // the rate per tenth of the window: shows the machine's speed changes
+                Threads.sleepMillis(sizes.acksMillis() / SLICES);
+                long now = completed.sum();
+                perSlice.append(String.format(Locale.ROOT, " %.2f", (now - before) * SLICES * 1e3 / sizes.acksMillis() / 1e6));
+                before = now;
+            }
             long c1 = completed.sum();
             long cpu1 = Probe.processCpuNanos();
             long t1 = System.nanoTime();
@@ -91,9 +100,24 @@ final class AckWorkload extends Workload {
             long n = c1 - c0;
             recorder.record(RATE, n * 1e9 / (t1 - t0));
             recorder.record(CPU, n == 0 ? Double.NaN : (double) (cpu1 - cpu0) / n);
-            log.printf("    %s: %,d completions in %d ms, %d in flight at the end%n", impl.id(), n,
-                    (t1 - t0) / 1_000_000, submitted.get() - completed.sum());
+            log.printf("    %s: %,d completions in %d ms, %d in flight at the end; M/s per tenth:%s%n", impl.id(), n,
+                    (t1 - t0) / 1_000_000, submitted.get() - completed.sum(), perSlice);
         }
+    }
+
+    /** Then a note on the floor (FloorPurgatory), which has no column: its rate against Kafka's and ours, paired by round. */
+    @Override
+    void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
+        super.runAll(sizes, options, results, log);
+        double floor = results.medians(RATE).getOrDefault(Impl.FLOOR, Double.NaN);
+        if (Double.isNaN(floor)) {
+            return;
+        }
+        results.note(String.format(Locale.ROOT, "Workload 1's floor (%s, see FloorPurgatory): %s completions/s;"
+                        + " per-round ratios, median: %.2fx Kafka, %.2fx ours. A purgatory with a timer, gauges"
+                        + " and eager removal cannot go faster than this.", Impl.FLOOR.label(),
+                Results.format(floor), results.ratio(RATE, Impl.FLOOR, Impl.KAFKA),
+                results.ratio(RATE, Impl.FLOOR, Impl.OURS)));
     }
 
     private static int distinct(SplittableRandom random, int n, int x, int y) {

@@ -7,7 +7,9 @@ public enum Impl {
     OURS("ours"),
     KAFKA("Kafka 4.4.0"),
     NETTY("Netty HashedWheelTimer"),
-    JDK("JDK ScheduledThreadPoolExecutor");
+    JDK("JDK ScheduledThreadPoolExecutor"),
+    /** Workload 1's yardstick, not a column of the table: {@link FloorPurgatory}. */
+    FLOOR("floor (no timer, no gauges, lazy removal)");
 
     private final String label;
 

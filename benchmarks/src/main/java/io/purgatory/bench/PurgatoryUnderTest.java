@@ -35,11 +35,12 @@ public interface PurgatoryUnderTest extends AutoCloseable {
     @Override
     void close();
 
-    /** Creates a purgatory of {@code impl} ({@link Impl#OURS} or {@link Impl#KAFKA}). */
+    /** Creates a purgatory of {@code impl} ({@link Impl#OURS}, {@link Impl#KAFKA}, or the acks {@link Impl#FLOOR}). */
     static PurgatoryUnderTest create(Impl impl, String name) {
         return switch (impl) {
             case OURS -> new OursPurgatory(name);
             case KAFKA -> new KafkaPurgatory(name);
+            case FLOOR -> new FloorPurgatory();
             default -> throw new IllegalArgumentException("no purgatory for " + impl);
         };
     }

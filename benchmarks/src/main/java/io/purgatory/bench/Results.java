@@ -56,19 +56,24 @@ public final class Results {
      * machine (this one runs at about half speed for tens of seconds at a time) out of the ratio.
      */
     synchronized double ratio(Metric metric) {
+        return ratio(metric, Impl.OURS, Impl.KAFKA);
+    }
+
+    /** As {@link #ratio(Metric)}, for {@code a} over {@code b}. */
+    synchronized double ratio(Metric metric, Impl a, Impl b) {
         Map<Impl, List<Double>> byImpl = samples.getOrDefault(metric, Map.of());
-        List<Double> ours = byImpl.get(Impl.OURS);
-        List<Double> kafka = byImpl.get(Impl.KAFKA);
-        if (ours == null || kafka == null || ours.isEmpty() || kafka.isEmpty()) {
+        List<Double> as = byImpl.get(a);
+        List<Double> bs = byImpl.get(b);
+        if (as == null || bs == null || as.isEmpty() || bs.isEmpty()) {
             return Double.NaN;
         }
-        if (ours.size() != kafka.size()) {
-            double r = Probe.median(ours) / Probe.median(kafka);
+        if (as.size() != bs.size()) {
+            double r = Probe.median(as) / Probe.median(bs);
             return Double.isFinite(r) ? r : Double.NaN;
         }
         List<Double> ratios = new ArrayList<>();
-        for (int i = 0; i < ours.size(); i++) {
-            double r = ours.get(i) / kafka.get(i);
+        for (int i = 0; i < as.size(); i++) {
+            double r = as.get(i) / bs.get(i);
             if (Double.isFinite(r)) {
                 ratios.add(r);
             }

@@ -35,6 +35,7 @@ class CompareSmokeTest {
             report = Compare.run(CompareOptions.parse("--quick"), log);
         }
         List<String[]> rows = tableRows(report);
+        assertTrue(report.contains("Workload 1's floor"), () -> "no note on the acks floor in\n" + report);
         for (Workload workload : Compare.workloads(new Results())) {
             List<String[]> own = rows.stream().filter(r -> r[0].equals(workload.title())).toList();
             assertFalse(own.isEmpty(), () -> "no row for " + workload.title() + " in\n" + report + "\n" + progress);

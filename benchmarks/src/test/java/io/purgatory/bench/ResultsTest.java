@@ -40,6 +40,21 @@ class ResultsTest {
         assertContains(results.markdownTable(), "| t | early | 0 | 0 | — |");
     }
 
+    @Test
+    void ratio_ofAnyTwoImplementations_isPairedTooAndAYardstickGetsNoColumn() {
+        Results results = new Results();
+        double[] floor = {30, 8, 6};
+        double[] kafka = {10, 2, 4}; // per round: 3, 4, 1.5
+        for (int i = 0; i < floor.length; i++) {
+            results.record(RATE, Impl.FLOOR, floor[i]);
+            results.record(RATE, Impl.KAFKA, kafka[i]);
+        }
+
+        assertEquals(3.0, results.ratio(RATE, Impl.FLOOR, Impl.KAFKA));
+        assertTrue(Double.isNaN(results.ratio(RATE)), "no ours: no ours/Kafka ratio");
+        assertContains(results.markdownTable(), "| t | rate | — | 4 | — | — | — |");
+    }
+
     private static void assertContains(String table, String row) {
         assertTrue(table.contains(row), () -> "expected " + row + " in\n" + table);
     }
