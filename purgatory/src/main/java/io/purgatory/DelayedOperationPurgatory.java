@@ -2,12 +2,15 @@ package io.purgatory;
 
 import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.timer.Clock;
+import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerTask;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -78,7 +81,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             shards[i] = new WatcherList(this, counters);
         }
         this.unwatched = new Watchers("(unwatched)", new WatcherList(this, counters));
-        PurgatoryBuilder.TimerSetup setup = b.timerSetup();
+        PurgatoryBuilder.TimerSetup setup = b.timerSetup(this::onTimerError);
         this.timer = setup.timer();
         this.ownsTimer = setup.owned();
         this.ownedExecutor = setup.ownedExecutor();
@@ -239,7 +242,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return new PurgatoryStats(name, numDelayed(), watched(), watchedKeys(), counters.completed.sum(),
                 counters.completedAtOnce.sum(), counters.expired.sum() + counters.expiredUnwatched.sum(),
                 counters.cancelled.sum() + counters.cancelledUnwatched.sum(),
-                counters.callbackErrorTotal(), counters.rejected.sum(), counters.purges.sum());
+                counters.callbackErrorTotal(), counters.rejected.sum(), counters.purges.sum(),
+                counters.expirationsRefused.sum());
     }
 
     /** This purgatory's meters; bound already if the builder was given a registry. */
@@ -326,6 +330,17 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 }
             }
         }
+    }
+
+    /**
+     * The own timer's error handler: an expiration the executor refused ran on the timer's thread
+     * instead (SystemTimer); count it, and log it as the timer would have.
+     */
+    private void onTimerError(TimerTask task, Throwable error) {
+        if (error instanceof RejectedExecutionException) {
+            counters.expirationsRefused.increment();
+        }
+        TaskErrorHandler.logging().onError(task, error);
     }
 
     void onCallbackError(DelayedOperation operation, Callback callback, Throwable error) {

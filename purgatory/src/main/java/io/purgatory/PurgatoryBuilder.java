@@ -5,6 +5,7 @@ import io.purgatory.timer.Clock;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -175,7 +176,8 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
     record TimerSetup(Timer timer, boolean owned, ExecutorService ownedExecutor, Clock clock) {
     }
 
-    TimerSetup timerSetup() {
+    /** {@code errorHandler} is given to the purgatory's own timer, if it makes one. */
+    TimerSetup timerSetup(TaskErrorHandler errorHandler) {
         if (timer != null) {
             Clock c = clock != null ? clock : timer instanceof ManualTimer m ? m.clock() : Clock.system();
             return new TimerSetup(timer, false, null, c);
@@ -192,7 +194,7 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
             executor = owned;
         }
         SystemTimer own = SystemTimer.builder(name).tickMs(tickMs).wheelSize(wheelSize).clock(c)
-                .executor(executor).build();
+                .executor(executor).errorHandler(errorHandler).build();
         return new TimerSetup(own, true, owned, c);
     }
 }

@@ -37,6 +37,7 @@ final class PurgatoryCounters {
     final LongAdder cancelledUnwatched = new LongAdder();
     final LongAdder rejected = new LongAdder();
     final LongAdder purges = new LongAdder();
+    final LongAdder expirationsRefused = new LongAdder();
     final LongAdder[] callbackErrors = new LongAdder[OperationErrorHandler.Callback.values().length];
 
     PurgatoryCounters() {

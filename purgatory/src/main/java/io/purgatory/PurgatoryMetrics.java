@@ -21,7 +21,8 @@ import java.util.function.ToDoubleFunction;
  *       {@code outcome=completed|expired|cancelled};
  *   <li>{@code purgatory.expiration.lateness}: how long after its deadline an operation expired;
  *   <li>{@code purgatory.callback.errors} (tagged {@code callback}), {@code purgatory.rejected},
- *       {@code purgatory.purges}: counters.
+ *       {@code purgatory.purges}, {@code purgatory.expirations.refused} (with the purgatory's own
+ *       timer: expirations its executor refused, run on the timer's thread instead): counters.
  * </ul>
  * Bind it to one registry of yours (the builder's {@code meterRegistry} does); the purgatory
  * removes its meters from that registry when it closes. Never uses the global registry.
@@ -82,6 +83,9 @@ public final class PurgatoryMetrics implements MeterBinder {
         counter(meterRegistry, "purgatory.rejected", "Submissions refused because the purgatory was full",
                 tags, counters.rejected);
         counter(meterRegistry, "purgatory.purges", "Purges of watch lists run by the reaper", tags, counters.purges);
+        counter(meterRegistry, "purgatory.expirations.refused",
+                "Expirations the expiration executor refused; they ran on the timer's thread", tags,
+                counters.expirationsRefused);
         this.lateness = late;
         this.byOutcome = timers;
         this.registry = meterRegistry;

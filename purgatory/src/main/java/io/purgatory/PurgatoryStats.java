@@ -15,8 +15,10 @@ package io.purgatory;
  * @param callbackErrors  callbacks that threw
  * @param rejected        submissions refused because the purgatory was full
  * @param purges          purges run by the reaper
+ * @param expirationsRefused expirations the expiration executor refused (they ran on the timer's
+ *                        own thread instead, late if it was busy); always 0 with a timer passed in
  */
 public record PurgatoryStats(String name, int pending, int watched, int keys, long completed,
                              long completedAtOnce, long expired, long cancelled, long callbackErrors,
-                             long rejected, long purges) {
+                             long rejected, long purges, long expirationsRefused) {
 }

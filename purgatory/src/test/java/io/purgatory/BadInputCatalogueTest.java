@@ -242,7 +242,7 @@ class BadInputCatalogueTest {
         assertThat(settledByClose.callbackCounts()).isEqualTo("1,1,0");
         assertThat(p.isClosed()).isTrue();
         assertThat(p.name()).isEqualTo("catalogue");
-        assertThat(p.stats()).isEqualTo(new PurgatoryStats("catalogue", 0, 0, 0, 0, 0, 1, 0, 0, 0, 0));
+        assertThat(p.stats()).isEqualTo(new PurgatoryStats("catalogue", 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0));
         assertThatThrownBy(() -> p.metrics().bindTo(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()))
                 .isInstanceOf(IllegalStateException.class);
         p.close();

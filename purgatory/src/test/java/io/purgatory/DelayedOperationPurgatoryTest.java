@@ -286,7 +286,7 @@ class DelayedOperationPurgatoryTest {
         timer.advanceClock(50);
         cancelled.cancel();
 
-        assertThat(purgatory.stats()).isEqualTo(new PurgatoryStats("mock", 1, 2, 2, 1, 1, 1, 1, 0, 0, 0));
+        assertThat(purgatory.stats()).isEqualTo(new PurgatoryStats("mock", 1, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0));
     }
 
     private void assertGauges(int numDelayed, int watched, int watchedKeys) {

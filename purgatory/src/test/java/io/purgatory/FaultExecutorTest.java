@@ -3,6 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.SystemTimer;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A full, rejecting or misbehaving expiration executor: every expiration still happens, exactly
  * once (a rejected one runs on the reaper thread instead), and every rejection is reported to the
- * timer's error handler (logged by default) and counted by the purgatory's timer.
+ * timer's error handler (logged by default), counted by the purgatory's timer and shown in the
+ * purgatory's stats and meters.
  */
 class FaultExecutorTest {
 
@@ -31,9 +33,10 @@ class FaultExecutorTest {
             throw new RejectedExecutionException("saturated");
         };
         int n = 50;
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("rejecting")
-                     .expirationExecutor(rejecting).build()) {
+                     .expirationExecutor(rejecting).meterRegistry(registry).build()) {
             List<HookOp> ops = submitExpiring(p, n);
 
             awaitSettled(ops);
@@ -49,6 +52,9 @@ class FaultExecutorTest {
                 assertThat(e.getThrowableProxy().getClassName()).isEqualTo(RejectedExecutionException.class.getName());
             });
             assertThat(p.stats().expired()).isEqualTo(n);
+            assertThat(p.stats().expirationsRefused()).isEqualTo(n);
+            assertThat(registry.get("purgatory.expirations.refused").tag("purgatory", "rejecting")
+                    .functionCounter().count()).isEqualTo(n);
             assertThat(p.stats().callbackErrors()).isZero();
         }
         ReliabilitySupport.assertNoLibraryThreadLeft("rejecting");
@@ -91,6 +97,7 @@ class FaultExecutorTest {
             assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(n - 1);
             assertThat(timerLog.events()).hasSize(n - 1);
             assertThat(p.stats().expired()).isEqualTo(n + 1);
+            assertThat(p.stats().expirationsRefused()).isEqualTo(n - 1);
         } finally {
             pool.shutdown();
         }
@@ -117,6 +124,7 @@ class FaultExecutorTest {
                 assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-pool-shut");
             });
             assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(5);
+            assertThat(p.stats().expirationsRefused()).isEqualTo(5);
             assertThat(timerLog.events()).hasSize(5);
         }
     }

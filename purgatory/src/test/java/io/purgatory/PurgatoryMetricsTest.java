@@ -217,8 +217,8 @@ class PurgatoryMetricsTest {
         assertThat(meters.stream().map(m -> m.getId().getName()).collect(Collectors.toSet()))
                 .containsExactlyInAnyOrder("purgatory.pending", "purgatory.watched", "purgatory.keys",
                         "purgatory.operations", "purgatory.expiration.lateness", "purgatory.callback.errors",
-                        "purgatory.rejected", "purgatory.purges");
-        assertThat(meters).hasSize(3 + 3 + 1 + 4 + 2);
+                        "purgatory.rejected", "purgatory.purges", "purgatory.expirations.refused");
+        assertThat(meters).hasSize(3 + 3 + 1 + 4 + 3);
         assertThat(meters).allSatisfy(m -> {
             List<Tag> tags = m.getId().getTags();
             assertThat(tags).extracting(Tag::getKey).isSubsetOf(ALLOWED_TAGS);
