@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -333,13 +332,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /**
-     * The own timer's error handler: an expiration the executor refused ran on the timer's thread
-     * instead (SystemTimer); count it, and log it as the timer would have.
+     * The own timer's error handler: count the failure and log it as the timer would have. Its
+     * tasks are operations, whose run() lets nothing escape, so every call is an expiration the
+     * executor refused (its execute threw); SystemTimer then ran it on its own thread.
      */
     private void onTimerError(TimerTask task, Throwable error) {
-        if (error instanceof RejectedExecutionException) {
-            counters.expirationsRefused.increment();
-        }
+        counters.expirationsRefused.increment();
         TaskErrorHandler.logging().onError(task, error);
     }
 

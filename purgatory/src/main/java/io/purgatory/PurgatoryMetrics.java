@@ -84,7 +84,7 @@ public final class PurgatoryMetrics implements MeterBinder {
                 tags, counters.rejected);
         counter(meterRegistry, "purgatory.purges", "Purges of watch lists run by the reaper", tags, counters.purges);
         counter(meterRegistry, "purgatory.expirations.refused",
-                "Expirations the expiration executor refused; they ran on the timer's thread", tags,
+                "Expirations the expiration executor refused (execute threw); they ran on the timer's thread", tags,
                 counters.expirationsRefused);
         this.lateness = late;
         this.byOutcome = timers;

@@ -15,8 +15,9 @@ package io.purgatory;
  * @param callbackErrors  callbacks that threw
  * @param rejected        submissions refused because the purgatory was full
  * @param purges          purges run by the reaper
- * @param expirationsRefused expirations the expiration executor refused (they ran on the timer's
- *                        own thread instead, late if it was busy); always 0 with a timer passed in
+ * @param expirationsRefused expirations the expiration executor refused, or failed to take (its
+ *                        {@code execute} threw); the timer ran them on its own thread instead,
+ *                        late if it was busy. Always 0 with a timer passed in
  */
 public record PurgatoryStats(String name, int pending, int watched, int keys, long completed,
                              long completedAtOnce, long expired, long cancelled, long callbackErrors,

@@ -147,6 +147,31 @@ class FaultExecutorTest {
             assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).as("exactly once").isEqualTo("1,1,0"));
             assertThat(p.stats().expired()).isEqualTo(n);
             assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(n);
+            assertThat(p.stats().expirationsRefused()).as("its execute threw: counted as refused").isEqualTo(n);
+        }
+    }
+
+    @Test
+    void expirationExecutor_failsWithAnotherException_operationsExpireOnTheReaperAndAreCountedAsRefused()
+            throws Exception {
+        Executor broken = command -> {
+            throw new IllegalStateException("broken executor");
+        };
+        int n = 10;
+        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("broken")
+                     .expirationExecutor(broken).build()) {
+            List<HookOp> ops = submitExpiring(p, n);
+
+            awaitSettled(ops);
+
+            assertThat(ops).allSatisfy(op -> {
+                assertThat(op.callbackCounts()).isEqualTo("1,1,0");
+                assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-broken");
+            });
+            assertThat(p.stats().expirationsRefused()).isEqualTo(n);
+            assertThat(timerLog.events()).hasSize(n).allSatisfy(e ->
+                    assertThat(e.getThrowableProxy().getClassName()).isEqualTo(IllegalStateException.class.getName()));
         }
     }
 

@@ -19,6 +19,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * What it keeps: each key's operations in an array list under a lock, every operation of the
  * checked key tried under its own monitor, exactly-once completion, and no lost wake-up (an
  * operation is tried again after it is on its lists, as in Kafka's {@code tryCompleteElseWatch}).
+ *
+ * <p>It is one simple design, a yardstick rather than a bound. Some of its choices cost it time: a
+ * check waits for an operation's monitor while the producer holds it across the three appends,
+ * and the key's lock is held for the whole walk, callbacks included. Its two lock orders
+ * (operation then list on submission, list then operation on a check) are safe only for one
+ * submitting and one checking thread with distinct keys, as workload 1 runs it.
  */
 final class FloorPurgatory implements PurgatoryUnderTest {
 
