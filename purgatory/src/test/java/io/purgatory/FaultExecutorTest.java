@@ -16,7 +16,10 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A full, rejecting or misbehaving expiration executor: every expiration still happens, exactly
@@ -26,17 +29,23 @@ import org.junit.jupiter.api.Test;
  */
 class FaultExecutorTest {
 
-    @Test
-    void expirationExecutor_rejectsEverything_operationsExpireOnTheReaperAndEachRejectionIsReported()
-            throws Exception {
-        Executor rejecting = command -> {
-            throw new RejectedExecutionException("saturated");
+    /** A refusal proper, and an executor that fails some other way: both are a refused hand-off. */
+    static Stream<RuntimeException> handOffFailures() {
+        return Stream.of(new RejectedExecutionException("saturated"), new IllegalStateException("broken executor"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("handOffFailures")
+    void expirationExecutor_throwsOnEveryHandOff_operationsExpireOnTheReaperAndEachRefusalIsReportedAndCounted(
+            RuntimeException failure) throws Exception {
+        Executor refusing = command -> {
+            throw failure;
         };
         int n = 50;
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("rejecting")
-                     .expirationExecutor(rejecting).meterRegistry(registry).build()) {
+                     .expirationExecutor(refusing).meterRegistry(registry).build()) {
             List<HookOp> ops = submitExpiring(p, n);
 
             awaitSettled(ops);
@@ -46,10 +55,10 @@ class FaultExecutorTest {
                 assertThat(op.callbackCounts()).isEqualTo("1,1,0");
                 assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-rejecting");
             });
-            assertThat(((SystemTimer) p.timer()).failedTaskCount()).as("rejections counted").isEqualTo(n);
+            assertThat(((SystemTimer) p.timer()).failedTaskCount()).as("refusals counted").isEqualTo(n);
             assertThat(timerLog.events()).hasSize(n).allSatisfy(e -> {
                 assertThat(e.getLevel()).isEqualTo(Level.ERROR);
-                assertThat(e.getThrowableProxy().getClassName()).isEqualTo(RejectedExecutionException.class.getName());
+                assertThat(e.getThrowableProxy().getClassName()).isEqualTo(failure.getClass().getName());
             });
             assertThat(p.stats().expired()).isEqualTo(n);
             assertThat(p.stats().expirationsRefused()).isEqualTo(n);
@@ -148,30 +157,6 @@ class FaultExecutorTest {
             assertThat(p.stats().expired()).isEqualTo(n);
             assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(n);
             assertThat(p.stats().expirationsRefused()).as("its execute threw: counted as refused").isEqualTo(n);
-        }
-    }
-
-    @Test
-    void expirationExecutor_failsWithAnotherException_operationsExpireOnTheReaperAndAreCountedAsRefused()
-            throws Exception {
-        Executor broken = command -> {
-            throw new IllegalStateException("broken executor");
-        };
-        int n = 10;
-        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
-             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("broken")
-                     .expirationExecutor(broken).build()) {
-            List<HookOp> ops = submitExpiring(p, n);
-
-            awaitSettled(ops);
-
-            assertThat(ops).allSatisfy(op -> {
-                assertThat(op.callbackCounts()).isEqualTo("1,1,0");
-                assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-broken");
-            });
-            assertThat(p.stats().expirationsRefused()).isEqualTo(n);
-            assertThat(timerLog.events()).hasSize(n).allSatisfy(e ->
-                    assertThat(e.getThrowableProxy().getClassName()).isEqualTo(IllegalStateException.class.getName()));
         }
     }
 
