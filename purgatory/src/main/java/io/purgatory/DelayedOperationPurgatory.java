@@ -38,7 +38,6 @@ import org.slf4j.LoggerFactory;
 public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
-    private static final long EMPTY_KEYS_SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
     private final WatcherList[] shards;
@@ -52,17 +51,13 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     private final Clock clock;
     private final int maxPending;
     private final AtomicInteger admitted;
-    private final int purgeInterval;
+    private final PurgePolicy purgePolicy;
     private final ClosePolicy closePolicy;
     private final OperationErrorHandler errorHandler;
     private final PurgatoryCounters counters = new PurgatoryCounters();
     private final PurgatoryMetrics metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ReentrantLock closeLock = new ReentrantLock();
-    /** Reaper thread only. */
-    private long settledAtLastPurge;
-    /** Reaper thread only. */
-    private long lastPurgeNanos;
 
     /**
      * A purgatory with Kafka's defaults: its own timer (1 ms tick, 20 buckets), 512 shards,
@@ -85,10 +80,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         this.ownsTimer = setup.owned();
         this.ownedExecutor = setup.ownedExecutor();
         this.clock = setup.clock();
-        this.reaper = b.reaperEnabled ? new ExpiredOperationReaper(name, timer, this::purgeIfNeeded) : null;
+        this.purgePolicy = new PurgePolicy(name, shards, counters, clock, b.purgeInterval);
+        this.reaper = b.reaperEnabled ? new ExpiredOperationReaper(name, timer, purgePolicy) : null;
         this.maxPending = b.maxPending;
         this.admitted = b.maxPending > 0 ? new AtomicInteger() : null;
-        this.purgeInterval = b.purgeInterval;
         this.closePolicy = b.closePolicy;
         this.errorHandler = b.errorHandler;
         this.metrics = new PurgatoryMetrics(this, counters);
@@ -346,32 +341,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         OperationErrorHandler.report(errorHandler, name, operation, callback, error);
     }
 
-    /**
-     * The purge policy, called by the reaper after each advance of the clock. Settled operations
-     * leave their lists at once, so a purge only sweeps empty key lists: those each shard keeps
-     * for reuse (at most once a second: hot keys are re-created a few times a second at most,
-     * and lists of keys that never return are gone within about a second) and, once
-     * {@code purgeInterval} operations have settled, lingering ones whose key's hashCode or
-     * equals threw or changed.
-     */
+    /** Runs the purge policy once, as the reaper does after each advance of the clock (tests). */
     void purgeIfNeeded() {
-        long now = clock.nanoTime();
-        long settled = counters.settledTotal();
-        long lingeringLists = counters.lingeringKeys.sum();
-        boolean lingering = lingeringLists > 0 && settled - settledAtLastPurge >= purgeInterval;
-        boolean keptTooLong = counters.emptyKeys.sum() - lingeringLists > 0
-                && now - lastPurgeNanos >= EMPTY_KEYS_SWEEP_NANOS;
-        if (!lingering && !keptTooLong) {
-            return;
-        }
-        settledAtLastPurge = settled;
-        lastPurgeNanos = now;
-        int purged = 0;
-        for (WatcherList shard : shards) {
-            purged += shard.purge();
-        }
-        counters.purges.increment();
-        LOG.debug("Purgatory '{}': purged {} entries", name, purged);
+        purgePolicy.run();
     }
 
     /** Empty key lists still in the shards' maps: kept for reuse, or lingering (tests). */
