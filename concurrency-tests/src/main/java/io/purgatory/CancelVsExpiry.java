@@ -1,7 +1,6 @@
 package io.purgatory;
 
 import io.purgatory.timer.ManualTimer;
-import java.util.List;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Expect;
@@ -21,14 +20,10 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
 @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "expiry won: onComplete + onExpiration, cancel returned false")
 @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice or not at all, or something lingers")
 @State
-public class CancelVsExpiry {
-
-    private final ManualTimer timer = new ManualTimer();
-    private final DelayedOperationPurgatory<RaceOperation> purgatory = RaceOperation.purgatory(timer, 1);
-    private final RaceOperation op = new RaceOperation();
+public class CancelVsExpiry extends RaceFixture {
 
     public CancelVsExpiry() {
-        purgatory.tryCompleteElseWatch(op, List.of("k"));
+        super(1, "k");
     }
 
     @Actor
@@ -43,9 +38,6 @@ public class CancelVsExpiry {
 
     @Arbiter
     public void arbiter(IIII_Result r) {
-        r.r2 = op.outcomeCode(); // as the race left it
-        r.r4 = RaceOperation.leftovers(purgatory, timer);
-        timer.advanceClock(100); // a stray timer entry would run now...
-        r.r3 = op.callbacks(); // ...and show here
+        report(r);
     }
 }

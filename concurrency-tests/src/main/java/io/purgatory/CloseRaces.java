@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.timer.ManualTimer;
 import java.util.List;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -25,10 +24,11 @@ public class CloseRaces {
     @Outcome(id = "0, 0, .*", expect = Expect.FORBIDDEN, desc = "accepted but never settled: dropped by close")
     @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice, refused yet touched, or something lingers")
     @State
-    public static class CloseVsAdd {
-        private final ManualTimer timer = new ManualTimer();
-        private final DelayedOperationPurgatory<RaceOperation> purgatory = RaceOperation.purgatory(timer, 1);
-        private final RaceOperation op = new RaceOperation();
+    public static class CloseVsAdd extends RaceFixture {
+
+        public CloseVsAdd() {
+            super(1);
+        }
 
         @Actor
         public void submit(IIII_Result r) {
@@ -46,10 +46,7 @@ public class CloseRaces {
 
         @Arbiter
         public void arbiter(IIII_Result r) {
-            r.r2 = op.outcomeCode(); // as the race left it
-            r.r4 = RaceOperation.leftovers(purgatory, timer);
-            timer.advanceClock(100); // a stray timer entry would run now...
-            r.r3 = op.callbacks(); // ...and show here
+            report(r);
         }
     }
 
@@ -59,13 +56,10 @@ public class CloseRaces {
     @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "close won: expired, checkAndComplete found nothing")
     @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice or not at all, or something lingers")
     @State
-    public static class CloseVsCheckAndComplete {
-        private final ManualTimer timer = new ManualTimer();
-        private final DelayedOperationPurgatory<RaceOperation> purgatory = RaceOperation.purgatory(timer, 1);
-        private final RaceOperation op = new RaceOperation();
+    public static class CloseVsCheckAndComplete extends RaceFixture {
 
         public CloseVsCheckAndComplete() {
-            purgatory.tryCompleteElseWatch(op, List.of("k"));
+            super(1, "k");
         }
 
         @Actor
@@ -81,10 +75,7 @@ public class CloseRaces {
 
         @Arbiter
         public void arbiter(IIII_Result r) {
-            r.r2 = op.outcomeCode(); // as the race left it
-            r.r4 = RaceOperation.leftovers(purgatory, timer);
-            timer.advanceClock(100); // a stray timer entry would run now...
-            r.r3 = op.callbacks(); // ...and show here
+            report(r);
         }
     }
 
@@ -94,13 +85,10 @@ public class CloseRaces {
     @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "close won: expired, forceComplete returned false")
     @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice or not at all, or something lingers")
     @State
-    public static class CloseVsForceComplete {
-        private final ManualTimer timer = new ManualTimer();
-        private final DelayedOperationPurgatory<RaceOperation> purgatory = RaceOperation.purgatory(timer, 2);
-        private final RaceOperation op = new RaceOperation();
+    public static class CloseVsForceComplete extends RaceFixture {
 
         public CloseVsForceComplete() {
-            purgatory.tryCompleteElseWatch(op, List.of("a", "b"));
+            super(2, "a", "b");
         }
 
         @Actor
@@ -115,10 +103,7 @@ public class CloseRaces {
 
         @Arbiter
         public void arbiter(IIII_Result r) {
-            r.r2 = op.outcomeCode(); // as the race left it
-            r.r4 = RaceOperation.leftovers(purgatory, timer);
-            timer.advanceClock(100); // a stray timer entry would run now...
-            r.r3 = op.callbacks(); // ...and show here
+            report(r);
         }
     }
 }

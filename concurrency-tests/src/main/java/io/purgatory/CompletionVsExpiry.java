@@ -1,7 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.timer.ManualTimer;
-import java.util.List;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Expect;
@@ -23,13 +21,10 @@ public class CompletionVsExpiry {
     @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "expiry won: onComplete + onExpiration; checkAndComplete found nothing to do")
     @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice or not at all, or something lingers")
     @State
-    public static class CheckAndComplete {
-        private final ManualTimer timer = new ManualTimer();
-        private final DelayedOperationPurgatory<RaceOperation> purgatory = RaceOperation.purgatory(timer, 1);
-        private final RaceOperation op = new RaceOperation();
+    public static class CheckAndComplete extends RaceFixture {
 
         public CheckAndComplete() {
-            purgatory.tryCompleteElseWatch(op, List.of("k"));
+            super(1, "k");
         }
 
         @Actor
@@ -45,10 +40,7 @@ public class CompletionVsExpiry {
 
         @Arbiter
         public void arbiter(IIII_Result r) {
-            r.r2 = op.outcomeCode(); // as the race left it
-            r.r4 = RaceOperation.leftovers(purgatory, timer);
-            timer.advanceClock(100); // a stray timer entry would run now...
-            r.r3 = op.callbacks(); // ...and show here
+            report(r);
         }
     }
 
@@ -57,13 +49,10 @@ public class CompletionVsExpiry {
     @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "expiry won: onComplete + onExpiration, forceComplete returned false")
     @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice or not at all, or something lingers")
     @State
-    public static class ForceComplete {
-        private final ManualTimer timer = new ManualTimer();
-        private final DelayedOperationPurgatory<RaceOperation> purgatory = RaceOperation.purgatory(timer, 1);
-        private final RaceOperation op = new RaceOperation();
+    public static class ForceComplete extends RaceFixture {
 
         public ForceComplete() {
-            purgatory.tryCompleteElseWatch(op, List.of("a", "b"));
+            super(1, "a", "b");
         }
 
         @Actor
@@ -78,10 +67,7 @@ public class CompletionVsExpiry {
 
         @Arbiter
         public void arbiter(IIII_Result r) {
-            r.r2 = op.outcomeCode(); // as the race left it
-            r.r4 = RaceOperation.leftovers(purgatory, timer);
-            timer.advanceClock(100); // a stray timer entry would run now...
-            r.r3 = op.callbacks(); // ...and show here
+            report(r);
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.timer.ManualTimer;
 import java.util.List;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -26,10 +25,11 @@ public class WatchVsCheckAndComplete {
     @Outcome(id = "0, 0, 0, .*", expect = Expect.FORBIDDEN, desc = "lost wake-up: the operation stays pending")
     @Outcome(expect = Expect.FORBIDDEN, desc = "completed twice, or something lingers")
     @State
-    public static class OneKey {
-        private final ManualTimer timer = new ManualTimer();
-        private final DelayedOperationPurgatory<RaceOperation> purgatory = RaceOperation.purgatory(timer, 1);
-        private final RaceOperation op = new RaceOperation();
+    public static class OneKey extends RaceFixture {
+
+        public OneKey() {
+            super(1);
+        }
 
         @Actor
         public void submit(IIIII_Result r) {
@@ -44,10 +44,7 @@ public class WatchVsCheckAndComplete {
 
         @Arbiter
         public void arbiter(IIIII_Result r) {
-            r.r3 = op.outcomeCode();
-            r.r4 = RaceOperation.leftovers(purgatory, timer);
-            timer.advanceClock(100);
-            r.r5 = op.callbacks();
+            report(r);
         }
     }
 
@@ -61,10 +58,11 @@ public class WatchVsCheckAndComplete {
     @Outcome(id = "0, 0, 0, .*", expect = Expect.FORBIDDEN, desc = "lost wake-up: the operation stays pending")
     @Outcome(expect = Expect.FORBIDDEN, desc = "completed twice, or something lingers")
     @State
-    public static class TwoKeysTwoShards {
-        private final ManualTimer timer = new ManualTimer();
-        private final DelayedOperationPurgatory<RaceOperation> purgatory = RaceOperation.purgatory(timer, 2);
-        private final RaceOperation op = new RaceOperation();
+    public static class TwoKeysTwoShards extends RaceFixture {
+
+        public TwoKeysTwoShards() {
+            super(2);
+        }
 
         @Actor
         public void submit(IIIII_Result r) {
@@ -79,10 +77,7 @@ public class WatchVsCheckAndComplete {
 
         @Arbiter
         public void arbiter(IIIII_Result r) {
-            r.r3 = op.outcomeCode();
-            r.r4 = RaceOperation.leftovers(purgatory, timer);
-            timer.advanceClock(100);
-            r.r5 = op.callbacks();
+            report(r);
         }
     }
 }
