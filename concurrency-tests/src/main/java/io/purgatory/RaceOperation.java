@@ -14,8 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link #leftovers}: pending + watch entries + keys + timer entries, 0 when nothing lingers
  *       (and the purgatory's own invariants hold, or the arbiter throws).
  * </ul>
- * Arbiters read the outcome and the leftovers as the race left them, then advance the timer past
- * every deadline and read the callbacks: a timer entry left behind would show as an extra run.
+ * How an arbiter reads them is {@link RaceFixture}'s report.
  */
 final class RaceOperation extends DelayedOperation {
 
