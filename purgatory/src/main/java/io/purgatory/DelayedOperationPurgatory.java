@@ -41,8 +41,6 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     private final String name;
     private final WatcherList[] shards;
-    /** The list a submitted operation points to until it is on a key's list (DelayedOperation D7). */
-    private final Watchers unwatched;
     private final int shardMask;
     private final Timer timer;
     private final boolean ownsTimer;
@@ -74,7 +72,6 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new WatcherList(this, counters);
         }
-        this.unwatched = new Watchers("(unwatched)", new WatcherList(this, counters));
         PurgatoryBuilder.TimerSetup setup = b.timerSetup(this::onTimerError);
         this.timer = setup.timer();
         this.ownsTimer = setup.owned();
@@ -99,8 +96,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /**
      * Tries to complete {@code operation}; if it cannot, watches it on every key, tries once more
-     * (so no completion triggered meanwhile is missed), and adds it to the timer. The operation's
-     * monitor is held from the first try to the second. Returns true iff this call completed it.
+     * (so no completion triggered meanwhile is missed), and adds it to the timer. Returns true iff
+     * this call completed it. A submission that fails (a key whose hashCode or equals throws while
+     * it is watched, a timer that refuses it) leaves nothing behind: the operation is on no list,
+     * holds no capacity, and can be submitted again.
      *
      * @throws NullPointerException if {@code operation}, {@code watchKeys} or a key is null
      * @throws IllegalArgumentException if {@code watchKeys} is empty or a key's hashCode/equals throws
@@ -110,89 +109,87 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
         Objects.requireNonNull(operation, "operation");
-        Objects.requireNonNull(watchKeys, "watchKeys");
-        Object key = null;
-        Object[] keys = null;
-        if (watchKeys.size() == 1) {
-            key = WatchKeys.check(watchKeys instanceof List<?> list ? list.get(0) : watchKeys.iterator().next(), 0);
-        } else {
-            keys = WatchKeys.distinct(watchKeys);
-        }
+        Object[] keys = WatchKeys.distinct(watchKeys);
         if (closed.get()) {
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
-        if (operation.isCompleted()) {
-            throw new IllegalStateException("operation is already settled (" + operation.outcome() + "): " + operation);
-        }
-        if (operation.purgatory() != null) {
-            throw alreadySubmitted(operation); // checked before admit: a misuse is not a capacity rejection
-        }
+        OperationState.checkSubmittable(operation, operation.state); // a misuse is not a capacity rejection
         admit();
-        int result = operation.submit(this, key, keys);
-        if (result == DelayedOperation.REFUSED_SETTLED || result == DelayedOperation.REFUSED_SUBMITTED) {
+        try {
+            OperationState.claimForSubmission(operation);
+        } catch (RuntimeException misuse) { // submitted or settled by another thread since the check
             release();
-            if (result == DelayedOperation.REFUSED_SETTLED) { // settled by another thread since the check (D6)
-                throw new IllegalStateException("operation is already settled (" + operation.outcome() + "): "
-                        + operation);
-            }
-            throw alreadySubmitted(operation);
+            throw misuse;
         }
+        TryScope scope = TryScope.current();
+        try {
+            submitClaimed(operation, keys, scope);
+        } catch (Throwable failure) {
+            abandon(operation);
+            OperationState.release(operation, this, scope);
+            throw failure;
+        }
+        boolean completed = OperationState.release(operation, this, scope); // retries asked, a settle made meanwhile
         if (reaper != null) {
             reaper.start();
         }
-        if (result == DelayedOperation.COMPLETED_HERE) {
-            return true;
-        }
-        if (timer != null && !operation.isCompleted()) {
-            try {
-                timer.add(operation);
-            } catch (IllegalStateException timerClosed) {
-                operation.settle(closeOutcome()); // the purgatory closed meanwhile: settle, never drop
-                return false;
-            }
-            if (operation.isCompleted()) {
-                operation.cancelTimerEntry(); // completed between the try and the add
-            }
-        }
-        return false;
+        return completed;
     }
 
-    /** Called by the operation under its monitor (DelayedOperation D5): {@code key}, or {@code keys} if it is null. */
-    void watch(DelayedOperation operation, Object key, Object[] keys) {
-        int linked = 0;
-        if (key != null) {
-            linked += watchOne(operation, key);
-        } else {
-            for (Object k : keys) {
-                linked += watchOne(operation, k);
-            }
+    /** Kafka's four steps, with the submission's claim held (OperationState O2, O5). */
+    private void submitClaimed(DelayedOperation operation, Object[] keys, TryScope scope) {
+        OperationState.tryOnce(operation, this, scope); // 1. try
+        if (operation.isCompleted()) {
+            return;
         }
-        if (linked != 1) {
-            counters.extraWatches.add(linked - 1); // (PurgatoryCounters C2)
+        for (int i = 0; i < keys.length; i++) { // 2. watch
+            watchOne(operation, keys[i], i);
+        }
+        if (closed.get()) { // raced with close(), which may not have seen it: settle as close would
+            OperationState.settle(operation, closeOutcome());
+            return;
         }
         boolean timed = metrics.isBound();
-        operation.markWatched(timed, timed ? clock.nanoTime() : 0L);
-        counters.watchedOps.increment(); // (C1)
-        if (closed.get()) {
-            operation.settle(closeOutcome()); // raced with close(): settle as close would have
+        OperationState.markWatched(operation, timed, timed ? clock.nanoTime() : 0L);
+        counters.watched(keys.length);
+        OperationState.tryOnce(operation, this, scope); // 3. try again
+        if (timer != null && !operation.isCompleted()) { // 4. the timeout
+            try {
+                timer.add(operation);
+            } catch (IllegalStateException timerClosed) { // it can never expire now: settle as close would
+                OperationState.settle(operation, closeOutcome());
+            }
         }
     }
 
-    private int watchOne(DelayedOperation operation, Object key) {
+    private void watchOne(DelayedOperation operation, Object key, int index) {
         try {
-            shardFor(key).watch(operation, key, unwatched);
-            return 1;
-        } catch (RuntimeException keyFailure) { // equals/hashCode failed after passing validation
-            LOG.error("Purgatory '{}': cannot watch {} on key {}; it stays watched on its other keys"
-                    + " and on the timer", name, operation, key, keyFailure);
-            return 0;
+            shardFor(key).watch(operation, key);
+        } catch (RuntimeException keyFailure) { // hashCode or equals threw after passing validation
+            throw new IllegalArgumentException("watch key at index " + index + " failed while the operation was"
+                    + " being watched (its hashCode or equals threw): " + keyFailure, keyFailure);
         }
+    }
+
+    /** Undoes a failed submission, its claim still held: off every list and the timer, no capacity held. */
+    private void abandon(DelayedOperation operation) {
+        boolean wasWatched = operation.isWatched();
+        int unlinked = WatcherList.unwatchAll(operation);
+        if (wasWatched) {
+            counters.unwatched(unlinked);
+        }
+        if (timer != null) {
+            operation.cancelTimerEntry();
+        }
+        OperationState.abandon(operation);
+        release();
     }
 
     /**
-     * Tries every operation watching {@code key}; returns how many this call completed.
-     * Completions (and their {@code onComplete}) run on the calling thread, which must not hold
-     * locks that a {@code tryComplete} or {@code onComplete} takes.
+     * Tries every operation watching {@code key} when the call starts; returns how many this call
+     * completed. Completions (and their {@code onComplete}) run on the calling thread, which must
+     * not hold locks that a {@code tryComplete} or {@code onComplete} takes. An operation whose
+     * try is running on another thread is not waited for: that thread tries it once more.
      */
     public int checkAndComplete(Object key) {
         Objects.requireNonNull(key, "key");
@@ -218,7 +215,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** The number of watch entries: each pending operation once per key. O(1). */
     public int watched() {
-        return PurgatoryCounters.toInt(counters.watched());
+        return PurgatoryCounters.toInt(counters.entries());
     }
 
     /** The number of pending operations (watched, not yet settled) of this purgatory. O(1). */
@@ -233,11 +230,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** A snapshot of this purgatory's counters. O(1). */
     public PurgatoryStats stats() {
-        return new PurgatoryStats(name, numDelayed(), watched(), watchedKeys(), counters.completed.sum(),
-                counters.completedAtOnce.sum(), counters.expired.sum() + counters.expiredUnwatched.sum(),
-                counters.cancelled.sum() + counters.cancelledUnwatched.sum(),
-                counters.callbackErrorTotal(), counters.rejected.sum(), counters.purges.sum(),
-                counters.expirationsRefused.sum());
+        return new PurgatoryStats(name, numDelayed(), watched(), watchedKeys(), counters.completedWatched(),
+                counters.completedAtOnce(), counters.settled(Outcome.EXPIRED), counters.settled(Outcome.CANCELLED),
+                counters.callbackErrorTotal(), counters.rejectedCount(), counters.purgeCount(),
+                counters.expirationsRefusedCount());
     }
 
     /** This purgatory's meters; bound already if the builder was given a registry. */
@@ -255,7 +251,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /**
      * Closes the purgatory: stops the reaper at once, settles every pending operation by the
-     * close policy (default: expires them, on this thread), closes the timer if it is the
+     * close policy (default: expires them, on this thread; an operation whose try is running on
+     * another thread is answered there, as soon as its try returns), closes the timer if it is the
      * purgatory's own, and removes the meters. Idempotent. Afterwards
      * {@code tryCompleteElseWatch} throws {@link IllegalStateException}.
      */
@@ -278,7 +275,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         Outcome outcome = closeOutcome();
         for (WatcherList shard : shards) {
-            shard.forEachOperation(operation -> operation.settle(outcome));
+            for (DelayedOperation operation : shard.operations()) {
+                OperationState.settle(operation, outcome);
+            }
         }
         if (ownsTimer) {
             timer.close();
@@ -289,38 +288,24 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         metrics.remove();
     }
 
-    // ---- called by operations and the reaper ----
+    // ---- called by the operations' settles and callbacks ----
 
-    /** An operation was settled (DelayedOperation D4): unlink it everywhere and count it. */
-    void onSettled(DelayedOperation operation, Outcome outcome, boolean watched) {
+    /** A submitted operation was settled (OperationState O4): off every list and the timer, counted. */
+    void onSettled(DelayedOperation operation, Outcome outcome, long state) {
         release();
-        if (!watched) {
-            counters.settledUnwatched(outcome).increment();
-            return;
-        }
         if (timer != null) {
             operation.cancelTimerEntry();
         }
-        int unlinked = 0;
-        Watchers first = operation.watchers;
-        if (first != unwatched && first.shard.unwatch(operation, first)) {
-            unlinked++;
-        }
-        for (WatchNode node = operation.moreNodes; node != null; node = node.nextOfOperation) {
-            if (node.watchers.shard.unwatch(node, node.watchers)) {
-                unlinked++;
-            }
-        }
-        if (unlinked != 1) {
-            counters.extraWatches.add(1 - unlinked); // (C2)
-        }
-        counters.settled(outcome).increment(); // (C1)
-        if (metrics.isBound()) {
-            long waited = operation.watchedNanos(clock.nanoTime());
+        int unlinked = WatcherList.unwatchAll(operation);
+        boolean watched = OperationState.wasWatched(state);
+        counters.settled(outcome, watched, unlinked);
+        if (watched && metrics.isBound()) {
+            long waited = OperationState.watchedNanos(state, clock.nanoTime());
             if (waited >= 0) {
                 metrics.recordSettled(outcome, waited);
                 if (outcome == Outcome.EXPIRED && !closed.get()) { // expired by close() is not late
-                    metrics.recordLateness(waited - TimeUnit.MILLISECONDS.toNanos(operation.delayMs()));
+                    long delayMs = Math.max(0L, Math.min(operation.delayMs(), Timer.MAX_DELAY_MS));
+                    metrics.recordLateness(waited - TimeUnit.MILLISECONDS.toNanos(delayMs));
                 }
             }
         }
@@ -332,12 +317,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * executor refused (its execute threw); SystemTimer then ran it on its own thread.
      */
     private void onTimerError(TimerTask task, Throwable error) {
-        counters.expirationsRefused.increment();
+        counters.expirationRefused();
         TaskErrorHandler.logging().onError(task, error);
     }
 
     void onCallbackError(DelayedOperation operation, Callback callback, Throwable error) {
-        counters.callbackErrors[callback.ordinal()].increment();
+        counters.callbackFailed(callback);
         OperationErrorHandler.report(errorHandler, name, operation, callback, error);
     }
 
@@ -348,7 +333,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Empty key lists still in the shards' maps: kept for reuse, or lingering (tests). */
     long emptyKeyLists() {
-        return counters.emptyKeys.sum();
+        return counters.emptyLists();
     }
 
     /** Checks every shard's invariants and the gauges against them (tests, in quiescence). */
@@ -356,18 +341,14 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         long linked = 0;
         long keys = 0;
         for (WatcherList shard : shards) {
-            linked += shard.checkInvariants();
-            keys += shard.keyCount();
+            long[] counts = shard.checkInvariants();
+            linked += counts[0];
+            keys += counts[1];
         }
-        if (linked != counters.watched() || keys != counters.keys()) {
-            throw new IllegalStateException("gauges disagree with the lists: watched " + counters.watched()
+        if (linked != counters.entries() || keys != counters.keys()) {
+            throw new IllegalStateException("(C2, C3) gauges disagree with the lists: entries " + counters.entries()
                     + " vs " + linked + " linked; keys " + counters.keys() + " vs " + keys);
         }
-    }
-
-    /** The marker list of submitted operations not on any key's list yet (DelayedOperation D7). */
-    Watchers unwatched() {
-        return unwatched;
     }
 
     ExpiredOperationReaper reaper() {
@@ -393,16 +374,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         };
     }
 
-    private static IllegalStateException alreadySubmitted(DelayedOperation operation) {
-        DelayedOperationPurgatory<?> other = operation.purgatory();
-        return new IllegalStateException("operation was already submitted to purgatory '"
-                + (other == null ? "?" : other.name) + "': " + operation);
-    }
-
     private void admit() {
         if (admitted != null && admitted.incrementAndGet() > maxPending) {
             admitted.decrementAndGet();
-            counters.rejected.increment();
+            counters.rejected();
             throw new PurgatoryFullException(name, maxPending);
         }
     }

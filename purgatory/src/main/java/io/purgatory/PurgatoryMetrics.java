@@ -10,7 +10,6 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -63,7 +62,7 @@ public final class PurgatoryMetrics implements MeterBinder {
         gauge(meterRegistry, "purgatory.pending", "operations", "Operations watched and not yet settled",
                 tags, c -> PurgatoryCounters.toInt(c.pending()));
         gauge(meterRegistry, "purgatory.watched", "entries",
-                "Watch entries: a pending operation counts once per key", tags, c -> PurgatoryCounters.toInt(c.watched()));
+                "Watch entries: a pending operation counts once per key", tags, c -> PurgatoryCounters.toInt(c.entries()));
         gauge(meterRegistry, "purgatory.keys", "keys", "Keys with at least one pending operation",
                 tags, c -> PurgatoryCounters.toInt(c.keys()));
         Timer[] timers = new Timer[Outcome.values().length];
@@ -78,14 +77,14 @@ public final class PurgatoryMetrics implements MeterBinder {
                 .tags(tags).register(meterRegistry));
         for (OperationErrorHandler.Callback callback : OperationErrorHandler.Callback.values()) {
             counter(meterRegistry, "purgatory.callback.errors", "Callbacks that threw",
-                    tags.and("callback", callback.methodName()), counters.callbackErrors[callback.ordinal()]);
+                    tags.and("callback", callback.methodName()), c -> c.callbackErrors(callback));
         }
         counter(meterRegistry, "purgatory.rejected", "Submissions refused because the purgatory was full",
-                tags, counters.rejected);
-        counter(meterRegistry, "purgatory.purges", "Purges of watch lists run by the reaper", tags, counters.purges);
+                tags, PurgatoryCounters::rejectedCount);
+        counter(meterRegistry, "purgatory.purges", "Purges of watch lists run by the reaper", tags, PurgatoryCounters::purgeCount);
         counter(meterRegistry, "purgatory.expirations.refused",
                 "Expirations the expiration executor refused (execute threw); they ran on the timer's thread", tags,
-                counters.expirationsRefused);
+                PurgatoryCounters::expirationsRefusedCount);
         this.lateness = late;
         this.byOutcome = timers;
         this.registry = meterRegistry;
@@ -135,8 +134,9 @@ public final class PurgatoryMetrics implements MeterBinder {
                 .tags(tags).strongReference(true).register(r));
     }
 
-    private void counter(MeterRegistry r, String name, String description, Tags tags, LongAdder value) {
-        add(FunctionCounter.builder(name, value, LongAdder::sum).description(description)
+    private void counter(MeterRegistry r, String name, String description, Tags tags,
+                         ToDoubleFunction<PurgatoryCounters> value) {
+        add(FunctionCounter.builder(name, counters, value).description(description)
                 .tags(tags).register(r));
     }
 }

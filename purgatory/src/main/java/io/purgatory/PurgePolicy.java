@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * keeps for reuse (at most once a second: hot keys are re-created a few times a second at most,
  * and lists of keys that never return are gone within about a second) and, once
  * {@code purgeInterval} operations have settled, lingering ones whose key's hashCode or equals
- * threw or changed (WatcherList S1). Confined to the reaper thread (or a test's).
+ * threw or changed (WatcherList K5). Confined to the reaper thread (or a test's).
  */
 final class PurgePolicy implements Runnable {
 
@@ -32,15 +32,16 @@ final class PurgePolicy implements Runnable {
         this.counters = counters;
         this.clock = clock;
         this.purgeInterval = purgeInterval;
+        this.lastPurgeNanos = clock.nanoTime(); // any reading, negative ones too: elapsed time is a difference
     }
 
     @Override
     public void run() {
         long now = clock.nanoTime();
         long settled = counters.settledTotal();
-        long lingeringLists = counters.lingeringKeys.sum();
+        long lingeringLists = counters.lingeringLists();
         boolean lingering = lingeringLists > 0 && settled - settledAtLastPurge >= purgeInterval;
-        boolean keptTooLong = counters.emptyKeys.sum() - lingeringLists > 0
+        boolean keptTooLong = counters.emptyLists() - lingeringLists > 0
                 && now - lastPurgeNanos >= EMPTY_KEYS_SWEEP_NANOS;
         if (!lingering && !keptTooLong) {
             return;
@@ -51,7 +52,7 @@ final class PurgePolicy implements Runnable {
         for (WatcherList shard : shards) {
             purged += shard.purge();
         }
-        counters.purges.increment();
+        counters.purged();
         LOG.debug("Purgatory '{}': purged {} entries", name, purged);
     }
 }

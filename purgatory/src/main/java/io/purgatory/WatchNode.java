@@ -1,23 +1,18 @@
 package io.purgatory;
 
 /**
- * An operation's place on the watch list of one of its keys after the first: an intrusive doubly
- * linked node. (The operation is itself the node of its first key, so a single-key operation
- * allocates no node.) An operation's extra nodes are chained through {@code nextOfOperation}.
+ * An operation's place on the watch list of one of its keys after the first. (The operation is
+ * itself the node of its first key, so a single-key operation allocates no node.) An operation's
+ * nodes are chained through {@code nextOfOperation}.
  */
-final class WatchNode {
+final class WatchNode implements WatchLink {
 
     final DelayedOperation operation;
     final Watchers watchers;
-    /** A WatchNode or a DelayedOperation; guarded by the shard's lock; null once unlinked (and for the head). */
-    Object prev;
-    /**
-     * Written under the shard's lock, read by lock-free traversals. Kept when the node is
-     * unlinked, so a traversal standing on it still reaches every later node (Watchers W2).
-     */
-    volatile Object next;
-    /** The operation's next extra node (DelayedOperation D5). */
     final WatchNode nextOfOperation;
+    /** Guarded by the shard's lock; null while unlinked. */
+    WatchLink prev;
+    WatchLink next;
 
     WatchNode(DelayedOperation operation, Watchers watchers, WatchNode nextOfOperation) {
         this.operation = operation;

@@ -1,45 +1,43 @@
 package io.purgatory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 
 /**
  * One shard of a purgatory's key space: the keys hashed to it, each with its {@link Watchers}.
- * Every structural change happens under the shard's lock; {@link #checkAndComplete} holds it only
- * to read a key's head and tail, and calls operations with no lock held.
+ * Watching and unwatching an operation happen here, under the shard's lock; a check copies the
+ * key's operations out under the lock and tries them with no lock held.
  */
 final class WatcherList {
 
-    /** Emptied key lists a shard keeps for reuse (S1). */
+    /** Emptied key lists a shard keeps for reuse (K5). */
     static final int MAX_EMPTY_KEPT = 16;
 
     /*
      * Implementation notes.
      *
-     * (S1) A key is in the map iff its Watchers is non-empty, or it is one of at most
-     *      MAX_EMPTY_KEPT emptied lists kept for reuse (emptyKept counts them: a hot key then costs
-     *      no map insertion and removal per operation), or a "lingering" empty entry whose removal
-     *      failed because the key's hashCode or equals threw or changed. purge() sweeps both
-     *      kinds. The keys gauge counts the non-empty lists only.
-     * (S2) Lock order: an operation's monitor, then a shard lock. Nothing is called on an
-     *      operation while a shard lock is held.
-     * (S3) Happens-before for no lost wake-up: tryCompleteElseWatch links under this lock and then
-     *      tries again; checkAndComplete takes this lock before reading the list. If the checker's
-     *      lock comes first, its caller's state changes happen-before the second try; otherwise
-     *      the checker sees the new node.
+     * (K4) The lock is this object's monitor; it is held only around map and list changes and
+     *      copies, never while an operation's method runs, and it is released even when the
+     *      stack runs out inside (a monitor is, unlike a lock whose unlock is a call).
+     * (K5) A key is in the map iff its Watchers is non-empty, or it is one of at most
+     *      MAX_EMPTY_KEPT emptied lists kept for reuse (a hot key then costs no map insertion and
+     *      removal per operation), or a "lingering" empty entry whose removal failed because the
+     *      key's hashCode or equals threw or changed. purge() sweeps both kinds.
+     * (K6) No lost wake-up: a submission links under this lock and then tries again; a check
+     *      copies the list under it. If the check's copy comes first, the caller's state change
+     *      happens-before the submission's second try; otherwise the copy holds the operation.
+     *      A check tries exactly the operations its copy holds: those watched before it began.
      */
 
-    private final ReentrantLock lock = new ReentrantLock();
     private final Map<Object, Watchers> watchersByKey = new HashMap<>();
-    /** Emptied lists kept in the map for reuse (S1); guarded by lock. */
+    /** Emptied lists kept in the map for reuse (K5); guarded by this. */
     private int emptyKept;
     private final PurgatoryCounters counters;
-    /** The purgatory this shard belongs to (how an operation finds its owner: DelayedOperation D7). */
+    /** The purgatory this shard belongs to: how a linked operation finds its owner. */
     final DelayedOperationPurgatory<?> purgatory;
 
     WatcherList(DelayedOperationPurgatory<?> purgatory, PurgatoryCounters counters) {
@@ -47,63 +45,66 @@ final class WatcherList {
         this.counters = counters;
     }
 
-    /**
-     * Links {@code operation} on {@code key}: as its own node if it is on no list yet (its
-     * watchers is still the purgatory's {@code unwatched} marker), else with a new WatchNode
-     * chained to its others. The caller holds the operation's monitor (S2).
-     */
-    void watch(DelayedOperation operation, Object key, Watchers unwatched) {
-        lock.lock();
-        try {
-            Watchers watchers = watchersByKey.get(key);
-            if (watchers == null) {
-                watchers = new Watchers(key, this);
-                watchersByKey.put(key, watchers);
-                counters.mappedKeys.increment(); // (PurgatoryCounters C3)
-            } else if (watchers.isEmpty()) { // a kept or lingering list, reused (S1)
-                if (watchers.lingering) {
-                    watchers.lingering = false;
-                    counters.lingeringKeys.decrement();
-                } else {
-                    emptyKept--;
-                }
-                counters.emptyKeys.decrement(); // (C3)
-            }
-            if (operation.watchers == unwatched) {
-                operation.watchers = watchers;
-                watchers.append(operation);
-            } else {
-                WatchNode node = new WatchNode(operation, watchers, operation.moreNodes);
-                operation.moreNodes = node;
-                watchers.append(node);
-            }
-        } finally {
-            lock.unlock();
-        }
+    /** The purgatory of an operation linked on its first key, else null. */
+    static DelayedOperationPurgatory<?> ownerOf(DelayedOperation op) {
+        Watchers first = op.watchers;
+        return first == null ? null : first.shard.purgatory;
     }
 
     /**
-     * Unlinks {@code node} (an operation or a WatchNode) from {@code watchers}, dropping the key if
-     * that left it empty (S1). Returns true iff it was linked; the caller counts (watched gauge).
+     * Links {@code op} on {@code key}; the caller holds the operation's submission claim. Whatever
+     * the key's hashCode or equals throws propagates, and then nothing was linked.
      */
-    boolean unwatch(Object node, Watchers watchers) {
-        lock.lock();
-        try {
-            if (!watchers.unlink(node)) {
-                return false;
+    synchronized void watch(DelayedOperation op, Object key) {
+        Watchers watchers = watchersByKey.get(key);
+        if (watchers == null) {
+            watchers = new Watchers(key, this);
+            watchersByKey.put(key, watchers);
+            counters.keyListAdded();
+        } else if (watchers.isEmpty()) { // a kept or lingering list, reused (K5)
+            boolean lingered = watchers.lingering;
+            if (lingered) {
+                watchers.lingering = false;
+            } else {
+                emptyKept--;
             }
-            if (watchers.isEmpty()) {
-                if (emptyKept < MAX_EMPTY_KEPT) { // keep it for the key's next operation (S1)
-                    emptyKept++;
-                    counters.emptyKeys.increment(); // (C3)
-                } else {
-                    removeKey(watchers);
-                }
-            }
-            return true;
-        } finally {
-            lock.unlock();
+            counters.keyListRefilled(lingered);
         }
+        watchers.link(op);
+    }
+
+    /** Unlinks every node of {@code op} (K2, K3); returns how many were linked. */
+    static int unwatchAll(DelayedOperation op) {
+        int unlinked = 0;
+        Watchers first = op.watchers;
+        if (first != null) {
+            if (first.shard.unwatch(op, first)) {
+                unlinked++;
+            }
+            op.watchers = null;
+        }
+        for (WatchNode node = op.moreNodes; node != null; node = node.nextOfOperation) {
+            if (node.watchers.shard.unwatch(node, node.watchers)) {
+                unlinked++;
+            }
+        }
+        op.moreNodes = null;
+        return unlinked;
+    }
+
+    private synchronized boolean unwatch(WatchLink node, Watchers watchers) {
+        if (!watchers.unlink(node)) {
+            return false;
+        }
+        if (watchers.isEmpty()) {
+            if (emptyKept < MAX_EMPTY_KEPT) { // keep it for the key's next operation (K5)
+                emptyKept++;
+                counters.keyListEmptied(false);
+            } else {
+                removeKey(watchers);
+            }
+        }
+        return true;
     }
 
     private void removeKey(Watchers watchers) {
@@ -114,155 +115,106 @@ final class WatcherList {
             removed = false;
         }
         if (removed) {
-            counters.mappedKeys.decrement(); // (C3)
+            counters.keyListRemoved();
         } else {
-            watchers.lingering = true;
-            counters.emptyKeys.increment(); // (S1), (C3): still mapped, and empty
-            counters.lingeringKeys.increment();
+            watchers.lingering = true; // (K5)
+            counters.keyListEmptied(true);
         }
     }
 
     /**
-     * Tries every operation watching {@code key} when the call starts; returns how many this
-     * call completed. Operations are called with no lock held (S2, S3).
+     * Tries the operations watching {@code key} when the call starts (K6); returns how many this
+     * call completed. Operations are called with no lock held (K4).
      */
     int checkAndComplete(Object key) {
-        Object first;
-        Object last;
-        lock.lock();
-        try {
+        TryScope scope = TryScope.current();
+        DelayedOperation[] ops;
+        int n;
+        synchronized (this) {
             Watchers watchers = watchersByKey.get(key);
-            if (watchers == null) {
+            if (watchers == null || watchers.isEmpty()) {
                 return 0;
             }
-            first = watchers.head;
-            last = watchers.tail;
-        } finally {
-            lock.unlock();
+            n = watchers.size();
+            ops = scope.takeCopyBuffer(n);
+            watchers.copyTo(ops, 0);
         }
         int completed = 0;
-        DelayedOperation.TryScope scope = DelayedOperation.tryScope();
-        for (Object node = first; node != null; node = node == last ? null : Watchers.next(node)) {
-            if (Watchers.operation(node).safeTryComplete(scope)) {
-                completed++;
+        try {
+            for (int i = 0; i < n; i++) {
+                DelayedOperation op = ops[i];
+                if (OperationState.claim(op)) {
+                    DelayedOperationPurgatory<?> owner = ownerOf(op);
+                    OperationState.tryOnce(op, owner, scope);
+                    if (OperationState.release(op, owner, scope)) {
+                        completed++;
+                    }
+                }
             }
+        } finally {
+            scope.giveCopyBuffer(ops, n);
         }
         return completed;
     }
 
     /** The pending operations watching {@code key}, in watch order (a copy). */
-    List<DelayedOperation> operationsOn(Object key) {
-        lock.lock();
-        try {
-            Watchers watchers = watchersByKey.get(key);
-            List<DelayedOperation> operations = new ArrayList<>(watchers == null ? 0 : watchers.size);
-            if (watchers != null) {
-                for (Object n = watchers.head; n != null; n = Watchers.next(n)) {
-                    operations.add(Watchers.operation(n));
-                }
-            }
-            return operations;
-        } finally {
-            lock.unlock();
+    synchronized DelayedOperation[] operationsOn(Object key) {
+        Watchers watchers = watchersByKey.get(key);
+        if (watchers == null) {
+            return new DelayedOperation[0];
         }
+        DelayedOperation[] ops = new DelayedOperation[watchers.size()];
+        watchers.copyTo(ops, 0);
+        return ops;
     }
 
-    /** Hands every watched operation to {@code action} (an operation on k keys of this shard k times). */
-    void forEachOperation(Consumer<DelayedOperation> action) {
-        List<DelayedOperation> operations = new ArrayList<>();
-        lock.lock();
-        try {
-            for (Watchers watchers : watchersByKey.values()) {
-                for (Object n = watchers.head; n != null; n = Watchers.next(n)) {
-                    operations.add(Watchers.operation(n));
-                }
-            }
-        } finally {
-            lock.unlock();
+    /** Every linked operation of this shard (an operation on k keys of the shard k times). */
+    synchronized List<DelayedOperation> operations() {
+        List<DelayedOperation> all = new ArrayList<>();
+        for (Watchers watchers : watchersByKey.values()) {
+            DelayedOperation[] ops = new DelayedOperation[watchers.size()];
+            watchers.copyTo(ops, 0);
+            all.addAll(Arrays.asList(ops));
         }
-        operations.forEach(action); // (S2): no lock held
+        return all;
     }
 
     /**
-     * Removes every empty key list (those kept for reuse, and lingering ones whose key's
-     * hashCode or equals failed) and any settled operation still linked (none should be).
-     * Returns the number of entries removed.
+     * Removes every empty key list: those kept for reuse, and lingering ones whose key's hashCode
+     * or equals failed (K5). Returns the number removed.
      */
-    int purge() {
+    synchronized int purge() {
         int purged = 0;
-        lock.lock();
-        try {
-            Iterator<Watchers> it = watchersByKey.values().iterator();
-            while (it.hasNext()) {
-                Watchers watchers = it.next();
-                boolean wasEmpty = watchers.isEmpty();
-                for (Object n = watchers.head; n != null; n = Watchers.next(n)) {
-                    if (Watchers.operation(n).isCompleted() && watchers.unlink(n)) {
-                        counters.extraWatches.decrement(); // (C2)
-                        purged++;
-                    }
-                }
-                if (watchers.isEmpty()) {
-                    it.remove(); // by the stored hash: works even if the key's hashCode changed
-                    counters.mappedKeys.decrement(); // (C3)
-                    if (wasEmpty) {
-                        counters.emptyKeys.decrement(); // a kept or lingering list
-                        if (watchers.lingering) {
-                            counters.lingeringKeys.decrement();
-                        }
-                    }
-                    purged++;
-                }
+        Iterator<Watchers> it = watchersByKey.values().iterator();
+        while (it.hasNext()) {
+            Watchers watchers = it.next();
+            if (watchers.isEmpty()) {
+                it.remove(); // by the stored hash: works even if the key's hashCode changed
+                counters.keyListSwept(watchers.lingering);
+                purged++;
             }
-            emptyKept = 0;
-        } finally {
-            lock.unlock();
         }
+        emptyKept = 0;
         return purged;
     }
 
-    /** Checks (S1) and the Watchers links (tests, in quiescence); returns the number of linked nodes. */
-    int checkInvariants() {
-        lock.lock();
-        try {
-            int linked = 0;
-            for (Watchers w : watchersByKey.values()) {
-                int count = 0;
-                Object previous = null;
-                for (Object n = w.head; n != null; n = Watchers.next(n)) {
-                    if (Watchers.prev(n) != previous || Watchers.watchersOf(n) != w) {
-                        throw new IllegalStateException("broken watch list for key " + w.key);
-                    }
-                    if (Watchers.operation(n).isCompleted()) {
-                        throw new IllegalStateException("settled operation still watched on " + w.key);
-                    }
-                    previous = n;
-                    count++;
-                }
-                if (previous != w.tail || count != w.size) {
-                    throw new IllegalStateException("watch list tail or size wrong for key " + w.key);
-                }
-                linked += count;
+    /** Checks (K1)-(K5) (tests, in quiescence); returns {linked nodes, non-empty keys}. */
+    synchronized long[] checkInvariants() {
+        long linked = 0;
+        long keys = 0;
+        int empty = 0;
+        for (Watchers watchers : watchersByKey.values()) {
+            int count = watchers.checkLinks();
+            linked += count;
+            if (count > 0) {
+                keys++;
+            } else if (!watchers.lingering) {
+                empty++;
             }
-            return linked;
-        } finally {
-            lock.unlock();
         }
-    }
-
-    /** The keys with at least one linked operation (tests). */
-    int keyCount() {
-        lock.lock();
-        try {
-            int n = 0;
-            for (Watchers w : watchersByKey.values()) {
-                if (!w.isEmpty()) {
-                    n++;
-                }
-            }
-            return n;
-        } finally {
-            lock.unlock();
+        if (empty != emptyKept || emptyKept > MAX_EMPTY_KEPT) {
+            throw new IllegalStateException("(K5) " + empty + " kept empty lists, counted " + emptyKept);
         }
+        return new long[] {linked, keys};
     }
 }

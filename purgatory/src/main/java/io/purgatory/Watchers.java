@@ -1,31 +1,34 @@
 package io.purgatory;
 
 /**
- * The operations watching one key: an intrusive doubly linked list in insertion order. Link and
- * unlink are O(1) under the owning shard's lock; traversal is lock-free.
+ * The operations watching one key: an intrusive doubly linked list in watch order, guarded by its
+ * shard's lock ({@link WatcherList}). Link and unlink are O(1).
  */
 final class Watchers {
 
     /*
      * Implementation notes.
      *
-     * A node is either a DelayedOperation (on the list of its first key, through its own watchPrev
-     * and watchNext fields) or a WatchNode (an operation's place on the list of another key). The
-     * static accessors below are the only code that tells the two apart.
+     * A node is an operation (on its first key's list, through its own watchPrev and watchNext)
+     * or a WatchNode (an operation's place on another key's list). The accessors at the end are
+     * the only code that tells the two apart.
      *
-     * (W1) head..tail are exactly the linked nodes; a node is linked iff prev != null or it is head.
-     * (W2) Unlinking a node keeps its `next`. Nodes are only ever appended, never re-linked, so from
-     *      any node, linked or not, following `next` reaches every node still linked after it. A
-     *      traversal that read head and tail under the lock and stops at that tail therefore sees
-     *      every operation that was watched before it started and is still watched, and ends.
+     * (K1) head..tail are exactly the linked nodes, in watch order, and size counts them. A node
+     *      is linked iff it is head or its prev is not null.
+     * (K2) An unlinked node has null links: a settled operation that the application still holds
+     *      reaches no other operation through its lists. Traversals therefore happen under the
+     *      lock only (WatcherList copies a list out before it calls operations).
+     * (K3) An operation is on a list at most once: the first key's list through its own fields
+     *      (its `watchers` names that list while it is linked there), every other key's through a
+     *      WatchNode chained from its `moreNodes`.
      */
 
     final Object key;
     final WatcherList shard;
-    Object head;
-    Object tail;
-    int size;
-    /** Empty, and still mapped because its removal failed (WatcherList S1); guarded by the shard's lock. */
+    private WatchLink head;
+    private WatchLink tail;
+    private int size;
+    /** Empty, and still mapped because its removal failed (WatcherList K5). */
     boolean lingering;
 
     Watchers(Object key, WatcherList shard) {
@@ -33,26 +36,25 @@ final class Watchers {
         this.shard = shard;
     }
 
-    /** Appends {@code node}; caller holds the shard's lock. */
-    void append(Object node) {
-        Object last = tail;
-        if (last == null) {
-            head = node;
+    /** Links {@code op} at the tail: as its own node if it is on no list yet, else by a new WatchNode (K3). */
+    void link(DelayedOperation op) {
+        if (op.watchers == null) {
+            op.watchers = this;
+            append(op);
         } else {
-            setPrev(node, last);
-            setNext(last, node);
+            WatchNode node = new WatchNode(op, this, op.moreNodes);
+            op.moreNodes = node;
+            append(node);
         }
-        tail = node;
-        size++;
     }
 
-    /** Unlinks {@code node} if linked; returns true iff it was. Caller holds the shard's lock. */
-    boolean unlink(Object node) {
-        Object p = prev(node);
+    /** Unlinks {@code node} if it is linked here (K1, K2); returns true iff it was. */
+    boolean unlink(WatchLink node) {
+        WatchLink p = prev(node);
         if (p == null && head != node) {
-            return false; // (W1): already unlinked
+            return false;
         }
-        Object n = next(node);
+        WatchLink n = next(node);
         if (p == null) {
             head = n;
         } else {
@@ -63,7 +65,8 @@ final class Watchers {
         } else {
             setPrev(n, p);
         }
-        setPrev(node, null); // (W2): next is kept
+        setPrev(node, null);
+        setNext(node, null);
         size--;
         return true;
     }
@@ -72,35 +75,80 @@ final class Watchers {
         return head == null;
     }
 
+    int size() {
+        return size;
+    }
+
+    /** Copies the operations, in watch order, into {@code into} from index {@code at}; returns the next index. */
+    int copyTo(DelayedOperation[] into, int at) {
+        int i = at;
+        for (WatchLink n = head; n != null; n = next(n)) {
+            into[i++] = operationOf(n);
+        }
+        return i;
+    }
+
+    /** Checks (K1) and (K3) for this list (tests, in quiescence); returns the number of linked nodes. */
+    int checkLinks() {
+        int count = 0;
+        WatchLink previous = null;
+        for (WatchLink n = head; n != null; n = next(n)) {
+            if (prev(n) != previous || watchersOf(n) != this) {
+                throw new IllegalStateException("(K1) broken watch list for key " + key);
+            }
+            if (operationOf(n).isCompleted()) {
+                throw new IllegalStateException("settled operation still watched on " + key);
+            }
+            previous = n;
+            count++;
+        }
+        if (previous != tail || count != size) {
+            throw new IllegalStateException("(K1) watch list tail or size wrong for key " + key);
+        }
+        return count;
+    }
+
+    private void append(WatchLink node) {
+        WatchLink last = tail;
+        if (last == null) {
+            head = node;
+        } else {
+            setPrev(node, last);
+            setNext(last, node);
+        }
+        tail = node;
+        size++;
+    }
+
     // ---- the two kinds of node ----
 
-    static DelayedOperation operation(Object node) {
-        return node instanceof WatchNode n ? n.operation : (DelayedOperation) node;
+    static DelayedOperation operationOf(WatchLink node) {
+        return node instanceof WatchNode w ? w.operation : (DelayedOperation) node;
     }
 
-    static Watchers watchersOf(Object node) {
-        return node instanceof WatchNode n ? n.watchers : ((DelayedOperation) node).watchers;
+    private static Watchers watchersOf(WatchLink node) {
+        return node instanceof WatchNode w ? w.watchers : ((DelayedOperation) node).watchers;
     }
 
-    static Object next(Object node) {
-        return node instanceof WatchNode n ? n.next : ((DelayedOperation) node).watchNext;
+    private static WatchLink next(WatchLink node) {
+        return node instanceof WatchNode w ? w.next : ((DelayedOperation) node).watchNext;
     }
 
-    static Object prev(Object node) {
-        return node instanceof WatchNode n ? n.prev : ((DelayedOperation) node).watchPrev;
+    private static WatchLink prev(WatchLink node) {
+        return node instanceof WatchNode w ? w.prev : ((DelayedOperation) node).watchPrev;
     }
 
-    private static void setNext(Object node, Object next) {
-        if (node instanceof WatchNode n) {
-            n.next = next;
+    private static void setNext(WatchLink node, WatchLink next) {
+        if (node instanceof WatchNode w) {
+            w.next = next;
         } else {
             ((DelayedOperation) node).watchNext = next;
         }
     }
 
-    private static void setPrev(Object node, Object prev) {
-        if (node instanceof WatchNode n) {
-            n.prev = prev;
+    private static void setPrev(WatchLink node, WatchLink prev) {
+        if (node instanceof WatchNode w) {
+            w.prev = prev;
         } else {
             ((DelayedOperation) node).watchPrev = prev;
         }

@@ -141,7 +141,7 @@ class ConcurrencyStressTest {
                 assertThat(op.callbacks()).containsExactly("onComplete", "onExpiration");
             }
         }
-        assertThat(op.triedWithoutLock).as("tryComplete without the lock").isFalse();
+        assertThat(op.triedConcurrently).as("two tries at once").isFalse();
         assertThat(op.callbackUnderLockOrDuringTry).as("callback under the lock or during tryComplete").isFalse();
     }
 
@@ -402,7 +402,7 @@ class ConcurrencyStressTest {
                 assertThat(ops).hasSize(n).allSatisfy(op -> {
                     assertThat(op.callbacks()).containsExactly("onComplete", "onExpiration");
                     assertThat(op.callbackUnderLockOrDuringTry).isFalse();
-                    assertThat(op.triedWithoutLock).isFalse();
+                    assertThat(op.triedConcurrently).isFalse();
                 });
             }
             assertThat(p.stats().expired()).isEqualTo(n);

@@ -28,7 +28,7 @@ class DelayedOperationPurgatoryTest {
     }
 
     @Test
-    void tryCompleteElseWatch_everyTryComplete_runsWithTheOperationLockHeld() {
+    void tryCompleteElseWatch_everyTryComplete_runsAloneAndBeforeTheCallbacks() {
         MockOperation op = new MockOperation(100_000);
 
         assertThat(purgatory.tryCompleteElseWatch(op, List.of("key"))).isFalse();
@@ -36,7 +36,7 @@ class DelayedOperationPurgatoryTest {
         assertThat(purgatory.checkAndComplete("key")).isEqualTo(1);
 
         assertThat(op.tryCompleteCalls).hasValue(3); // two by tryCompleteElseWatch, one by checkAndComplete
-        assertThat(op.triedWithoutLock).isFalse();
+        assertThat(op.triedConcurrently).isFalse();
         assertThat(op.callbackUnderLockOrDuringTry).isFalse();
     }
 

@@ -204,24 +204,34 @@ class InputValidationTest {
     }
 
     @Test
-    void tryCompleteElseWatch_keyWhoseHashCodeFailsAfterValidation_isWatchedOnItsOtherKeysAndExpires() {
+    void tryCompleteElseWatch_keyWhoseHashCodeFailsAfterValidation_failsAndLeavesNothingBehind() {
         MockOperation op = new MockOperation(100);
         FlakyHashKey flaky = new FlakyHashKey();
 
-        try (LogCapture log = new LogCapture(DelayedOperationPurgatory.class)) {
-            assertThat(purgatory.tryCompleteElseWatch(op, List.of("good", flaky))).isFalse();
+        assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(op, List.of("good", flaky)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("watch key at index 1")
+                .hasRootCauseMessage("hashCode failed");
 
-            assertThat(log.events()).singleElement()
-                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("'first'", "cannot watch"));
-        }
-        assertThat(purgatory.numDelayed()).isEqualTo(1);
-        assertThat(purgatory.watched()).isEqualTo(1);
-        assertThat(purgatory.watchedKeys()).isEqualTo(1);
+        purgatory.checkInvariants();
         timer.advanceClock(100);
-        assertThat(op.callbacks()).containsExactly("onComplete", "onExpiration");
+        assertThat(op.callbacks()).as("an operation whose submission failed never expires").isEmpty();
+        assertNothingWatchedAndStillSubmittable(op);
+    }
+
+    @Test
+    void tryCompleteElseWatch_onlyKeyFailsAfterValidation_closeFindsNothingToSettle() {
+        MockOperation op = new MockOperation(100);
+
+        assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(op, List.of(new FlakyHashKey())))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(purgatory.numDelayed()).isZero();
-        assertThat(purgatory.watched()).isZero();
-        assertThat(purgatory.watchedKeys()).isZero();
+
+        purgatory.close();
+
+        assertThat(purgatory.numDelayed()).as("nothing pending after close").isZero();
+        assertThat(op.callbacks()).isEmpty();
+        assertThat(op.isCompleted()).isFalse();
     }
 
     private void assertNothingWatchedAndStillSubmittable(MockOperation op) {

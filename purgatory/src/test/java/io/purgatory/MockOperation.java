@@ -8,8 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Kafka's {@code MockDelayedOperation}, instrumented: completes when {@link #completable} is set,
  * counts every callback, records their order, and notes any breach of the threading contract
- * (tryComplete without the operation's monitor, a callback under it, or a callback overlapping a
- * tryComplete).
+ * (two tries at once, or a callback overlapping a tryComplete).
  */
 class MockOperation extends DelayedOperation {
 
@@ -18,9 +17,9 @@ class MockOperation extends DelayedOperation {
     final AtomicInteger onCompleteCalls = new AtomicInteger();
     final AtomicInteger onExpirationCalls = new AtomicInteger();
     final AtomicInteger onCancelCalls = new AtomicInteger();
-    /** Set if a tryComplete ran without this operation's monitor held. */
-    volatile boolean triedWithoutLock;
-    /** Set if a callback ran with this operation's monitor held, or during a tryComplete. */
+    /** Set if two tryComplete calls overlapped. */
+    volatile boolean triedConcurrently;
+    /** Set if a callback ran during a tryComplete. */
     volatile boolean callbackUnderLockOrDuringTry;
     /** The outcome as onComplete saw it. */
     volatile Outcome outcomeSeenByOnComplete;
@@ -41,10 +40,9 @@ class MockOperation extends DelayedOperation {
     @Override
     public boolean tryComplete() {
         tryCompleteCalls.incrementAndGet();
-        trying.incrementAndGet();
         try {
-            if (!Thread.holdsLock(this)) {
-                triedWithoutLock = true;
+            if (trying.incrementAndGet() != 1) {
+                triedConcurrently = true;
             }
             return completable && forceComplete();
         } finally {
@@ -93,7 +91,7 @@ class MockOperation extends DelayedOperation {
     }
 
     private void checkCallbackContext() {
-        if (Thread.holdsLock(this) || trying.get() != 0) {
+        if (trying.get() != 0) {
             callbackUnderLockOrDuringTry = true;
         }
     }

@@ -162,7 +162,7 @@ class PurgatoryEdgeCaseTest {
         p.tryCompleteElseWatch(single, List.of("a"));
         p.tryCompleteElseWatch(triple, List.of("b", "c", "d"));
 
-        assertThat(single.watchers.key).as("(D5) the first key's list holds the operation itself").isEqualTo("a");
+        assertThat(single.watchers.key).as("(K3) the first key's list holds the operation itself").isEqualTo("a");
         assertThat(single.moreNodes).isNull();
         assertThat(triple.watchers.key).isEqualTo("b");
         assertThat(triple.moreNodes).isNotNull();
@@ -176,26 +176,26 @@ class PurgatoryEdgeCaseTest {
     }
 
     @Test
-    void unlink_nodeAlreadyUnlinked_returnsFalseAndLeavesTheListAlone() {
+    void unlink_nodeAlreadyUnlinked_returnsFalseAndTheUnlinkedNodeHoldsNoLink() {
         DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("unlink").timer(timer)
                 .reaperEnabled(false).build();
         Watchers list = new Watchers("k", new WatcherList(p, new PurgatoryCounters()));
-        WatchNode a = new WatchNode(new HookOp(1), list, null);
-        WatchNode b = new WatchNode(new HookOp(1), list, null);
-        WatchNode c = new WatchNode(new HookOp(1), list, null);
-        list.append(a);
-        list.append(b);
-        list.append(c);
+        HookOp a = new HookOp(1);
+        HookOp b = new HookOp(1);
+        HookOp c = new HookOp(1);
+        list.link(a);
+        list.link(b);
+        list.link(c);
 
         assertThat(list.unlink(b)).isTrue();
-        assertThat(list.unlink(b)).as("(W1) already unlinked").isFalse();
+        assertThat(list.unlink(b)).as("(K1) already unlinked").isFalse();
 
-        assertThat(list.size).isEqualTo(2);
-        assertThat(list.head).isSameAs(a);
-        assertThat(list.tail).isSameAs(c);
-        assertThat(c.prev).isSameAs(a);
-        assertThat(a.next).isSameAs(c);
-        assertThat(b.next).as("(W2) an unlinked node keeps its next").isSameAs(c);
+        assertThat(list.size()).isEqualTo(2);
+        assertThat(list.checkLinks()).isEqualTo(2);
+        assertThat(c.watchPrev).isSameAs(a);
+        assertThat(a.watchNext).isSameAs(c);
+        assertThat(b.watchNext).as("(K2) an unlinked node reaches nothing").isNull();
+        assertThat(b.watchPrev).isNull();
         assertThat(list.unlink(a)).isTrue();
         assertThat(list.unlink(c)).isTrue();
         assertThat(list.isEmpty()).isTrue();

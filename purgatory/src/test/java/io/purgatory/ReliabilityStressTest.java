@@ -318,6 +318,7 @@ class ReliabilityStressTest {
         volatile long submittedNanos;
         volatile long expiredAtNanos;
         volatile String violation;
+        private final AtomicInteger trying = new AtomicInteger();
 
         LedgerOp(Fate fate, long delayMs, List<Object> keys, Clock clock, CountDownLatch settled) {
             super(delayMs);
@@ -329,13 +330,17 @@ class ReliabilityStressTest {
 
         @Override
         protected boolean tryComplete() {
-            if (!Thread.holdsLock(this)) {
-                violation = "tryComplete without the monitor";
+            if (trying.incrementAndGet() != 1) {
+                violation = "two tries at once";
             }
-            if (isCompleted()) {
-                violation = "tryComplete after settle";
+            try {
+                if (onComplete.get() + onCancel.get() != 0) {
+                    violation = "tryComplete after the callbacks";
+                }
+                return completable && forceComplete();
+            } finally {
+                trying.decrementAndGet();
             }
-            return completable && forceComplete();
         }
 
         @Override
@@ -363,8 +368,8 @@ class ReliabilityStressTest {
         }
 
         private void checkNoMonitor() {
-            if (Thread.holdsLock(this)) {
-                violation = "callback under the monitor";
+            if (trying.get() != 0) {
+                violation = "callback during a try";
             }
         }
 
