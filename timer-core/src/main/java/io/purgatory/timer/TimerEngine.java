@@ -150,9 +150,8 @@ final class TimerEngine {
         } else if (lifecycle != TimerTask.SCHEDULED && wasScheduled) {
             size.decrement(); // (E1)
         }
-        boolean setBit = lifecycle == TimerTask.SCHEDULED || wasScheduled; // as TimerTask.moveTo
-        if (setBit && (previous & TimerTask.IN_INBOX) == 0) {
-            // (T2): this transition set the bit, so it pushes; fresh unless it may be linked (E7)
+        if ((previous & TimerTask.MUST_PUSH) != 0) {
+            // the move set IN_INBOX, so this thread pushes; fresh unless the task may be linked (E7)
             push(task, lifecycle == TimerTask.SCHEDULED && !wasScheduled);
         }
     }
