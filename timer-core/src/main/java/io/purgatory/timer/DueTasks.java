@@ -22,6 +22,8 @@ final class DueTasks {
      *      task that cancels one due later still wins.
      * (B2) The batch is copied out before the dispatcher runs: a task run inline may re-enter
      *      the driver (a helping drain) and expire more, into this same buffer.
+     * (B3) No task leaves the buffer before its hand-off is certain: if the copy fails (out of
+     *      memory), the tasks stay gathered for the next flush; the dispatcher never throws.
      */
 
     /** Expired tasks handed over at once, at most. */
@@ -54,14 +56,15 @@ final class DueTasks {
         if (n == 0) {
             return;
         }
-        count = 0;
         if (n == 1) {
             TimerTask task = pending[0];
             pending[0] = null;
+            count = 0;
             dispatcher.dispatch(task);
             return;
         }
-        TimerTask[] batch = Arrays.copyOf(pending, n); // (B2)
+        TimerTask[] batch = Arrays.copyOf(pending, n); // (B2), (B3)
+        count = 0;
         Arrays.fill(pending, 0, n, null);
         dispatcher.dispatchAll(batch, n);
     }

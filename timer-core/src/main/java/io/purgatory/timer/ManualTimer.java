@@ -3,8 +3,6 @@ package io.purgatory.timer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A deterministic {@link Timer} on a {@link ManualClock}, with no thread of its own: time moves
@@ -21,8 +19,7 @@ public final class ManualTimer implements Timer {
 
     private final ManualClock clock;
     private final TimerEngine engine;
-    private final TaskErrorHandler errorHandler;
-    private final LongAdder failedTasks = new LongAdder();
+    private final TaskRunner runner;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** A timer with a new clock reading zero, a 1 ms tick and 20 buckets per wheel. */
@@ -38,9 +35,9 @@ public final class ManualTimer implements Timer {
     /** A timer on {@code clock} with the given wheel geometry and error handler. */
     public ManualTimer(ManualClock clock, long tickMs, int wheelSize, TaskErrorHandler errorHandler) {
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+        this.runner = new TaskRunner(errorHandler);
         this.engine = new TimerEngine("manual", TimerConfig.checkTickMs(tickMs),
-                TimerConfig.checkWheelSize(wheelSize), clock, this::runTask, false);
+                TimerConfig.checkWheelSize(wheelSize), clock, runner::run, false);
     }
 
     @Override
@@ -63,16 +60,7 @@ public final class ManualTimer implements Timer {
         }
         long leftNanos = Long.MAX_VALUE - Math.max(0L, engine.nowNanos());
         clock.advance(Math.min(TimeUnit.MILLISECONDS.toNanos(timeoutMs), leftNanos), TimeUnit.NANOSECONDS);
-        ReentrantLock lock = engine.driverLock;
-        if (lock.isHeldByCurrentThread()) {
-            return false;
-        }
-        lock.lock();
-        try {
-            return !engine.isClosed() && engine.expireDue();
-        } finally {
-            lock.unlock();
-        }
+        return engine.runDue();
     }
 
     /** The clock this timer runs on. */
@@ -87,7 +75,7 @@ public final class ManualTimer implements Timer {
 
     /** The number of task runs that threw. */
     public long failedTaskCount() {
-        return failedTasks.sum();
+        return runner.failures();
     }
 
     @Override
@@ -110,9 +98,5 @@ public final class ManualTimer implements Timer {
     @Override
     public String toString() {
         return "ManualTimer[" + clock + ", size=" + size() + "]";
-    }
-
-    private void runTask(TimerTask task) {
-        TimerConfig.runGuarded(task, errorHandler, failedTasks::increment);
     }
 }

@@ -40,24 +40,4 @@ final class TimerConfig {
         }
         return timeoutMs;
     }
-
-    /** Runs {@code task}, sending anything it throws to {@code handler}; never throws. */
-    static void runGuarded(TimerTask task, TaskErrorHandler handler, Runnable onFailure) {
-        try {
-            task.run();
-        } catch (Throwable error) {
-            onFailure.run();
-            report(task, error, handler);
-        }
-    }
-
-    /** Hands {@code error} to {@code handler}; logs (never throws) if the handler itself fails. */
-    static void report(TimerTask task, Throwable error, TaskErrorHandler handler) {
-        try {
-            handler.onError(task, error);
-        } catch (Throwable handlerError) {
-            handlerError.addSuppressed(error);
-            TaskErrorHandler.logging().onError(task, handlerError);
-        }
-    }
 }

@@ -171,6 +171,11 @@ public abstract class TimerTask implements Runnable {
         }
     }
 
+    /** Sets IN_INBOX; true iff it was clear, so the caller pushes the task (T2). */
+    boolean rejoinInbox() {
+        return ((int) STATE.getAndBitwiseOr(this, IN_INBOX) & IN_INBOX) == 0;
+    }
+
     /** Clears IN_INBOX (the driver has popped the task); returns the state without it (T2). */
     int leaveInbox() {
         return (int) STATE.getAndBitwiseAnd(this, ~IN_INBOX) & ~IN_INBOX;

@@ -114,13 +114,18 @@ final class TimingWheel {
 
     private void link(TimerTask task, long vid) {
         TimerTaskList bucket = buckets[(int) (vid % wheelSize)];
-        bucket.add(task);
         long expirationMs = vid * tickMs;
         assert bucket.expirationMs() == TimerTaskList.NONE || bucket.expirationMs() == expirationMs
                 : "(W2) two virtual ticks in one bucket";
         if (bucket.setExpiration(expirationMs)) { // (W3)
-            queue.offer(bucket);
+            try {
+                queue.offer(bucket); // may fail to grow: leave the bucket as it was, the task unlinked
+            } catch (Throwable failure) {
+                bucket.setExpiration(TimerTaskList.NONE);
+                throw failure;
+            }
         }
+        bucket.add(task);
     }
 
     private TimingWheel overflowWheel() {

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -75,13 +74,7 @@ class CascadeAheadTest {
     }
 
     private static boolean cascadeAheadOnce(TimerEngine engine) {
-        ReentrantLock lock = engine.driverLock;
-        lock.lock();
-        try {
-            return engine.cascadeAhead();
-        } finally {
-            lock.unlock();
-        }
+        return engine.cascadeAheadOnce();
     }
 
     /** One task per deadline in [fromMs, toMs), added at time 0 so that deadline == delay. */

@@ -3,7 +3,9 @@ package io.purgatory.timer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -274,6 +276,26 @@ class SystemTimerTest {
             assertThat(tasks.get(i).runs.get()).isZero();
         }
         assertThat(timer.size()).isZero();
+    }
+
+    @Test
+    void advanceClock_timeoutOnAManualClock_waitsInRealTimeThenADueTaskRunsOnceTheClockPassesIt() throws Exception {
+        ManualClock clock = new ManualClock();
+        SystemTimer timer = closeLater(SystemTimer.builder("manual-clock").clock(clock).executor(Runnable::run)
+                .errorHandler(recordingHandler).build());
+        LatchTask task = new LatchTask(30);
+        task.addTo(timer);
+
+        // a hang guard, not a timing assertion: the wait is bounded by real time, not by the manual clock
+        boolean processed = assertTimeoutPreemptively(Duration.ofSeconds(BOUND_SECONDS), () -> timer.advanceClock(50));
+
+        assertThat(processed).isFalse();
+        assertThat(task.runs.get()).isZero();
+        clock.advanceMillis(30);
+        assertThat(timer.advanceClock(0)).isTrue();
+        assertThat(task.runs.get()).isEqualTo(1);
+        assertThat(timer.size()).isZero();
+        assertThat(failures).isEmpty();
     }
 
     // ---- executors and failures ----
