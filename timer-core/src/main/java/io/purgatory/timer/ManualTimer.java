@@ -29,15 +29,25 @@ public final class ManualTimer implements Timer {
 
     /** A timer on {@code clock}, with a 1 ms tick and 20 buckets per wheel. */
     public ManualTimer(ManualClock clock) {
-        this(clock, TimerConfig.DEFAULT_TICK_MS, TimerConfig.DEFAULT_WHEEL_SIZE, TaskErrorHandler.logging());
+        this(clock, TimerGeometry.DEFAULT, TaskErrorHandler.logging());
+    }
+
+    /**
+     * A timer on {@code clock} with the given wheel geometry and error handler.
+     *
+     * @throws IllegalArgumentException if {@code tickMs} or {@code wheelSize} is out of the bounds of
+     *     {@link TimerGeometry}
+     */
+    public ManualTimer(ManualClock clock, long tickMs, int wheelSize, TaskErrorHandler errorHandler) {
+        this(clock, new TimerGeometry(tickMs, wheelSize), errorHandler);
     }
 
     /** A timer on {@code clock} with the given wheel geometry and error handler. */
-    public ManualTimer(ManualClock clock, long tickMs, int wheelSize, TaskErrorHandler errorHandler) {
+    public ManualTimer(ManualClock clock, TimerGeometry geometry, TaskErrorHandler errorHandler) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.runner = new TaskRunner(errorHandler);
-        this.engine = new TimerEngine("manual", TimerConfig.checkTickMs(tickMs),
-                TimerConfig.checkWheelSize(wheelSize), clock, runner::run, false);
+        this.engine = new TimerEngine("manual", Objects.requireNonNull(geometry, "geometry"), clock, runner::run,
+                false);
     }
 
     @Override

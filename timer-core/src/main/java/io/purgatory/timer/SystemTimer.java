@@ -70,9 +70,14 @@ public final class SystemTimer implements Timer {
         this(builder(name));
     }
 
-    /** A timer with the given tick and wheel size, on the system clock. */
+    /**
+     * A timer with the given tick and wheel size, on the system clock.
+     *
+     * @throws IllegalArgumentException if {@code tickMs} or {@code wheelSize} is out of the bounds of
+     *     {@link TimerGeometry}
+     */
     public SystemTimer(String name, long tickMs, int wheelSize) {
-        this(builder(name).tickMs(tickMs).wheelSize(wheelSize));
+        this(builder(name).geometry(new TimerGeometry(tickMs, wheelSize)));
     }
 
     private SystemTimer(Builder b) {
@@ -86,7 +91,7 @@ public final class SystemTimer implements Timer {
             this.ownedExecutor = null;
             this.executor = b.executor;
         }
-        this.engine = new TimerEngine(b.name, b.tickMs, b.wheelSize, b.clock, new Dispatcher() {
+        this.engine = new TimerEngine(b.name, b.geometry, b.clock, new Dispatcher() {
             @Override
             public void dispatch(TimerTask task) {
                 SystemTimer.this.dispatch(task);
@@ -248,8 +253,7 @@ public final class SystemTimer implements Timer {
     /** Builds a {@link SystemTimer}. Not thread-safe. */
     public static final class Builder {
         private final String name;
-        private long tickMs = TimerConfig.DEFAULT_TICK_MS;
-        private int wheelSize = TimerConfig.DEFAULT_WHEEL_SIZE;
+        private TimerGeometry geometry = TimerGeometry.DEFAULT;
         private Clock clock = Clock.system();
         private Executor executor;
         private TaskErrorHandler errorHandler = TaskErrorHandler.logging();
@@ -258,15 +262,21 @@ public final class SystemTimer implements Timer {
             this.name = TimerConfig.checkName(name);
         }
 
-        /** The duration of one bucket of the finest wheel, in ms (default 1). */
-        public Builder tickMs(long tickMs) {
-            this.tickMs = TimerConfig.checkTickMs(tickMs);
+        /** The wheel's tick and size (default {@link TimerGeometry#DEFAULT}). */
+        public Builder geometry(TimerGeometry geometry) {
+            this.geometry = Objects.requireNonNull(geometry, "geometry");
             return this;
         }
 
-        /** The number of buckets per wheel, 2 to 65536 (default 20). */
+        /** The duration of one bucket of the finest wheel, in ms (default 1); see {@link TimerGeometry}. */
+        public Builder tickMs(long tickMs) {
+            this.geometry = geometry.withTickMs(tickMs);
+            return this;
+        }
+
+        /** The number of buckets per wheel, 2 to 65536 (default 20); see {@link TimerGeometry}. */
         public Builder wheelSize(int wheelSize) {
-            this.wheelSize = TimerConfig.checkWheelSize(wheelSize);
+            this.geometry = geometry.withWheelSize(wheelSize);
             return this;
         }
 

@@ -2,12 +2,8 @@ package io.purgatory.timer;
 
 import java.util.Objects;
 
-/** Argument checks shared by the timers' constructors and builders. */
+/** The checks of the arguments that are not a {@link TimerGeometry}: names and timeouts. */
 final class TimerConfig {
-
-    static final long DEFAULT_TICK_MS = 1L;
-    static final int DEFAULT_WHEEL_SIZE = 20;
-    static final int MAX_WHEEL_SIZE = 1 << 16;
 
     private TimerConfig() {
     }
@@ -18,20 +14,6 @@ final class TimerConfig {
             throw new IllegalArgumentException("name must not be blank: '" + name + "'");
         }
         return name;
-    }
-
-    static long checkTickMs(long tickMs) {
-        if (tickMs < 1 || tickMs > Timer.MAX_DELAY_MS) {
-            throw new IllegalArgumentException("tickMs must be between 1 and " + Timer.MAX_DELAY_MS + ": " + tickMs);
-        }
-        return tickMs;
-    }
-
-    static int checkWheelSize(int wheelSize) {
-        if (wheelSize < 2 || wheelSize > MAX_WHEEL_SIZE) {
-            throw new IllegalArgumentException("wheelSize must be between 2 and " + MAX_WHEEL_SIZE + ": " + wheelSize);
-        }
-        return wheelSize;
     }
 
     static long checkTimeoutMs(long timeoutMs) {

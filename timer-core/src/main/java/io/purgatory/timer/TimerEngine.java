@@ -93,13 +93,13 @@ final class TimerEngine {
     /** The first failure to place a task in this turn, rethrown once the turn is consistent (E9). */
     private Throwable placeFailure;
 
-    TimerEngine(String name, long tickMs, int wheelSize, Clock clock, Dispatcher dispatcher, boolean batchDue) {
+    TimerEngine(String name, TimerGeometry geometry, Clock clock, Dispatcher dispatcher, boolean batchDue) {
         this.name = name;
         this.clock = clock;
         this.dispatcher = dispatcher;
         this.due = new DueTasks(dispatcher, batchDue);
         this.originNanos = clock.nanoTime();
-        this.wheel = new TimingWheel(tickMs, wheelSize, 0L, queue, true);
+        this.wheel = new TimingWheel(geometry.tickMs(), geometry.wheelSize(), 0L, queue, true);
     }
 
     String name() {
