@@ -54,7 +54,7 @@ class SystemTimerTest {
     }
 
     private SystemTimerReaper reaper(Timer timer) {
-        return closeLater(new SystemTimerReaper("test-reaper", timer).start());
+        return closeLater(SystemTimerReaper.start("test-reaper", timer));
     }
 
     /** A task that records where and when it ran, then counts its latch down. */
