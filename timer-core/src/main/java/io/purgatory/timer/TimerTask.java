@@ -68,9 +68,8 @@ public abstract class TimerTask implements Runnable {
     TimerTask inboxNext;
 
     /**
-     * Creates a task to run {@code delayMs} milliseconds after it is added to a timer. A delay of
-     * zero or less means "run promptly"; a delay above {@link Timer#MAX_DELAY_MS} is
-     * treated as that maximum.
+     * Creates a task to run {@code delayMs} milliseconds after it is added to a timer; any value
+     * is allowed, read by the delay rule of {@link Timer}.
      */
     protected TimerTask(long delayMs) {
         this.delayMs = delayMs;
