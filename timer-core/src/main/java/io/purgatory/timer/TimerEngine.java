@@ -365,7 +365,7 @@ final class TimerEngine {
      */
     private boolean cascadeAhead() {
         try {
-            boolean worked = !closed && wheel.cascadeEarly(EARLY_BATCH, reinsert);
+            boolean worked = !closed && EarlyCascade.step(wheel, EARLY_BATCH, reinsert);
             rethrowPlaceFailure(); // (E9)
             return worked;
         } finally {
@@ -397,7 +397,7 @@ final class TimerEngine {
         if (bucket == null) {
             return Long.MAX_VALUE;
         }
-        long nextMs = Math.min(bucket.expirationMs(), wheel.nextEarlyStartMs());
+        long nextMs = Math.min(bucket.expirationMs(), EarlyCascade.nextStartMs(wheel));
         long dueNanos = TimingWheel.saturatedMultiply(nextMs, NANOS_PER_MS);
         return dueNanos == Long.MAX_VALUE ? Long.MAX_VALUE : dueNanos - nowNanos();
     }

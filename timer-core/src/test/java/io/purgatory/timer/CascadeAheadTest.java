@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Cascading coarse buckets ahead of their due time (TimingWheel W4), on a manual clock: which
+ * Cascading coarse buckets ahead of their due time (EarlyCascade A1-A3), on a manual clock: which
  * level holds the tasks before their bucket is due, and that each task still runs exactly at
  * its deadline. A 1 ms tick and 20 buckets give levels of 1, 20 and 400 ms ticks.
  */
