@@ -60,7 +60,7 @@ public final class ManualTimer implements Timer {
      * iff at least one bucket of tasks was processed. Called from inside a task, it only moves
      * the clock; the outer call runs what became due. The clock stops at the end of the range a
      * nanosecond clock can measure, 2^63 - 1 ns (about 292 years) after this timer was created:
-     * a larger total advance saturates there instead of wrapping (TimerEngine E3).
+     * a larger total advance saturates there instead of wrapping.
      */
     @Override
     public boolean advanceClock(long timeoutMs) {

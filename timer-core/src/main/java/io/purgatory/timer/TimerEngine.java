@@ -140,7 +140,7 @@ final class TimerEngine {
             return;
         }
         long deadlineMs = ceilMs(now) + Math.min(delayMs, Timer.MAX_DELAY_MS); // (E3), (E4)
-        task.deadlineMs = deadlineMs; // (T4)
+        task.deadlineMs = deadlineMs; // written before the CAS that publishes it
         int previous = task.moveTo(TimerTask.SCHEDULED);
         afterTransition(task, previous, TimerTask.SCHEDULED);
         if (deadlineMs <= wakeAtMs) { // (E5)
@@ -465,7 +465,7 @@ final class TimerEngine {
     }
 
     /**
-     * Checks the wheel's invariants (W1-W3, E1-E2); tests call it in quiescence, with no
+     * Checks the wheel's invariants and E1-E2; tests call it in quiescence, with no
      * concurrent add or cancel. Returns the number of tasks linked in the wheel.
      */
     long checkInvariants() {

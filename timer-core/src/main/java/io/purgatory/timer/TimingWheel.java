@@ -31,11 +31,11 @@ final class TimingWheel {
      * (W2) A linked task is in the bucket of its vid on the finest level that spans it, and
      *      current/tick < vid <= current/tick + wheelSize (finest), or
      *      current/tick < vid < current/tick + wheelSize (coarser): one vid per bucket at a time.
-     * (W3) A non-empty bucket is in the queue, with the expiration of its vid (TimerTaskList L2).
+     * (W3) A non-empty bucket is in the queue, with the expiration of its vid.
      * The finest level's range includes current/tick + wheelSize, whose bucket is that of
      * current/tick: it is free because the current time reaches a bucket's expiration only when
      * that bucket is flushed, the finest level's before a coarser one due at the same time
-     * (TimerTaskList L3).
+     * (TimerTaskList.DUE_ORDER).
      * (W4) A coarser level's next bucket may be cascaded ahead of its due time, in passes (the
      *      level's EarlyCascade): its tasks wait in the cascade's early list, queued in the
      *      bucket's place with the same expiration, so W2 (but for the bucket index) and W3 hold
@@ -204,7 +204,7 @@ final class TimingWheel {
         bucket.forEach(task -> {
             count[0]++;
             if ((task.state() & TimerTask.IN_INBOX) != 0) {
-                return; // a pending change owns it and may have set its next deadline (TimerTask T3, T4)
+                return; // a pending change owns it and may have set its next deadline
             }
             long d = task.deadlineMs;
             long vid = finest ? (d + tickMs - 1) / tickMs : d / tickMs;

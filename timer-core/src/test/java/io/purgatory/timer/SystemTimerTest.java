@@ -431,7 +431,8 @@ class SystemTimerTest {
     @Test
     void close_fromATaskOnTheDrivingThread_cancelsLaterTicksWhileItsOwnRunFinishes() throws Exception {
         ManualClock clock = new ManualClock();
-        SystemTimer timer = closeLater(SystemTimer.builder("direct-close").clock(clock).executor(Runnable::run).build());
+        SystemTimer timer = closeLater(SystemTimer.builder("direct-close").clock(clock).executor(Runnable::run)
+                .build());
         List<LatchTask> sameTick = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             LatchTask task = new LatchTask(3);

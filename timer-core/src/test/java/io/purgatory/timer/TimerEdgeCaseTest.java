@@ -140,7 +140,8 @@ class TimerEdgeCaseTest {
 
     @Test
     void advanceClock_manualClockNothingDueZeroTimeout_returnsFalseAtOnce() throws InterruptedException {
-        try (SystemTimer timer = SystemTimer.builder("zero-wait").clock(new ManualClock()).executor(Runnable::run).build()) {
+        try (SystemTimer timer = SystemTimer.builder("zero-wait").clock(new ManualClock()).executor(Runnable::run)
+                .build()) {
             timer.add(new CountingTask(5));
 
             assertThat(timer.advanceClock(0)).isFalse();
