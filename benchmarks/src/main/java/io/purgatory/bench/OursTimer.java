@@ -10,7 +10,7 @@ final class OursTimer implements TimerUnderTest {
     private final SystemTimerReaper timer;
 
     OursTimer(String name) {
-        this.timer = new SystemTimerReaper(name + "-reaper", new SystemTimer(name)).start();
+        this.timer = SystemTimerReaper.start(name + "-reaper", new SystemTimer(name));
     }
 
     @Override

@@ -3,7 +3,7 @@ package io.purgatory.timer;
 import java.util.Arrays;
 
 /**
- * The tasks the driver has expired and not yet handed over (TimerEngine E8): gathered in expiry
+ * The tasks the driver has expired and not yet handed over: gathered in expiry
  * order and handed to the {@link Dispatcher} a batch at a time, or one by one when the timer does
  * not batch. Driver only: not thread-safe.
  */
@@ -13,8 +13,8 @@ final class DueTasks {
      * Implementation notes.
      *
      * Handing each expired task to an executor on its own costs a lambda, a queue node, a lock and
-     * often an unpark per task; in the 500,000-timer benchmark that doubled the p99 lateness. A
-     * batch costs one array, and SystemTimer splits it into runs.
+     * often an unpark per task, which shows in the lateness of timers due together (measured in
+     * docs/benchmarks.md). A batch costs one array, and SystemTimer splits it into runs.
      *
      * (B1) The driver flushes after each bucket and at the end of each turn (expireDue,
      *      cascadeAhead, a helping drain), in a finally block: an expired task is no longer
@@ -22,6 +22,8 @@ final class DueTasks {
      *      task that cancels one due later still wins.
      * (B2) The batch is copied out before the dispatcher runs: a task run inline may re-enter
      *      the driver (a helping drain) and expire more, into this same buffer.
+     * (B3) No task leaves the buffer before its hand-off is certain: if the copy fails (out of
+     *      memory), the tasks stay gathered for the next flush; the dispatcher never throws.
      */
 
     /** Expired tasks handed over at once, at most. */
@@ -54,14 +56,15 @@ final class DueTasks {
         if (n == 0) {
             return;
         }
-        count = 0;
         if (n == 1) {
             TimerTask task = pending[0];
             pending[0] = null;
+            count = 0;
             dispatcher.dispatch(task);
             return;
         }
-        TimerTask[] batch = Arrays.copyOf(pending, n); // (B2)
+        TimerTask[] batch = Arrays.copyOf(pending, n); // (B2), (B3)
+        count = 0;
         Arrays.fill(pending, 0, n, null);
         dispatcher.dispatchAll(batch, n);
     }

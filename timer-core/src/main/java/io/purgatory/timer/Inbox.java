@@ -15,23 +15,20 @@ final class Inbox {
      * Implementation notes.
      *
      * One head shared by every thread made each schedule and each cancel move that head's cache
-     * line (and the push counter beside it) between the cores: in the churn benchmark (2 threads
-     * scheduling and cancelling) striping doubled the operations per second, 21-23M to 43-47M,
-     * and halved the CPU per operation, 88-94 to 43-46 ns. Like LongAdder's cells, the heads are
+     * line (and the push counter beside it) between the cores; striping it removes that traffic
+     * (measured in docs/benchmarks.md). Like LongAdder's cells, the heads are
      * striped, but by a per-thread index handed out in order rather than a hash, so that the
      * first threads to push never share a stripe. Stripes sit PAD slots apart in one array: 128
      * bytes, more than a cache line and its adjacent-line prefetch.
      *
-     * (I1) A task is on at most one stripe, at most once (TimerTask T2: only the transition that
-     *      sets IN_INBOX pushes), so the order in which stripes are drained does not matter.
+     * (I1) A task is on at most one stripe, at most once (only the transition that sets the
+     *      task's IN_INBOX bit pushes it), so the order in which stripes are drained does not matter.
      * (I2) Each stripe weighs its pushes racily: a push that leaves a dead task linked in the
      *      wheel (a cancel, a reschedule) weighs FRESH_PER_DEAD times a fresh schedule's, and
      *      push() reports each time a stripe's weight crosses a multiple of DEAD_BATCH dead
      *      pushes: about every DEAD_BATCH cancels, or DEAD_BATCH x FRESH_PER_DEAD new tasks, so
-     *      at most about stripes x DEAD_BATCH dead tasks wait between drains (TimerEngine E7). A
-     *      fresh task is live anyway: draining for it early bought no memory, and it cost the
-     *      inserting thread (bare timer inserts of 500,000 timers, five alternating pairs: a median
-     *      of +11%, from -3% to +40%, against draining every 1,024 new tasks).
+     *      at most about stripes x DEAD_BATCH dead tasks wait between drains. A fresh task is live
+     *      anyway: draining for it early buys no memory, and costs the inserting thread.
      */
 
     /** Dead-task pushes per stripe between drains (I2). */

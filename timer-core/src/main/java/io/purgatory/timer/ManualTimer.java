@@ -3,8 +3,6 @@ package io.purgatory.timer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A deterministic {@link Timer} on a {@link ManualClock}, with no thread of its own: time moves
@@ -21,8 +19,7 @@ public final class ManualTimer implements Timer {
 
     private final ManualClock clock;
     private final TimerEngine engine;
-    private final TaskErrorHandler errorHandler;
-    private final LongAdder failedTasks = new LongAdder();
+    private final TaskRunner runner;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** A timer with a new clock reading zero, a 1 ms tick and 20 buckets per wheel. */
@@ -32,15 +29,25 @@ public final class ManualTimer implements Timer {
 
     /** A timer on {@code clock}, with a 1 ms tick and 20 buckets per wheel. */
     public ManualTimer(ManualClock clock) {
-        this(clock, TimerConfig.DEFAULT_TICK_MS, TimerConfig.DEFAULT_WHEEL_SIZE, TaskErrorHandler.logging());
+        this(clock, TimerGeometry.DEFAULT, TaskErrorHandler.logging());
+    }
+
+    /**
+     * A timer on {@code clock} with the given wheel geometry and error handler.
+     *
+     * @throws IllegalArgumentException if {@code tickMs} or {@code wheelSize} is out of the bounds of
+     *     {@link TimerGeometry}
+     */
+    public ManualTimer(ManualClock clock, long tickMs, int wheelSize, TaskErrorHandler errorHandler) {
+        this(clock, new TimerGeometry(tickMs, wheelSize), errorHandler);
     }
 
     /** A timer on {@code clock} with the given wheel geometry and error handler. */
-    public ManualTimer(ManualClock clock, long tickMs, int wheelSize, TaskErrorHandler errorHandler) {
+    public ManualTimer(ManualClock clock, TimerGeometry geometry, TaskErrorHandler errorHandler) {
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
-        this.engine = new TimerEngine("manual", TimerConfig.checkTickMs(tickMs),
-                TimerConfig.checkWheelSize(wheelSize), clock, this::runTask, false);
+        this.runner = new TaskRunner(errorHandler);
+        this.engine = new TimerEngine("manual", Objects.requireNonNull(geometry, "geometry"), clock, runner::run,
+                false);
     }
 
     @Override
@@ -53,7 +60,7 @@ public final class ManualTimer implements Timer {
      * iff at least one bucket of tasks was processed. Called from inside a task, it only moves
      * the clock; the outer call runs what became due. The clock stops at the end of the range a
      * nanosecond clock can measure, 2^63 - 1 ns (about 292 years) after this timer was created:
-     * a larger total advance saturates there instead of wrapping (TimerEngine E3).
+     * a larger total advance saturates there instead of wrapping.
      */
     @Override
     public boolean advanceClock(long timeoutMs) {
@@ -63,16 +70,7 @@ public final class ManualTimer implements Timer {
         }
         long leftNanos = Long.MAX_VALUE - Math.max(0L, engine.nowNanos());
         clock.advance(Math.min(TimeUnit.MILLISECONDS.toNanos(timeoutMs), leftNanos), TimeUnit.NANOSECONDS);
-        ReentrantLock lock = engine.driverLock;
-        if (lock.isHeldByCurrentThread()) {
-            return false;
-        }
-        lock.lock();
-        try {
-            return !engine.isClosed() && engine.expireDue();
-        } finally {
-            lock.unlock();
-        }
+        return engine.runDue();
     }
 
     /** The clock this timer runs on. */
@@ -87,7 +85,7 @@ public final class ManualTimer implements Timer {
 
     /** The number of task runs that threw. */
     public long failedTaskCount() {
-        return failedTasks.sum();
+        return runner.failures();
     }
 
     @Override
@@ -110,9 +108,5 @@ public final class ManualTimer implements Timer {
     @Override
     public String toString() {
         return "ManualTimer[" + clock + ", size=" + size() + "]";
-    }
-
-    private void runTask(TimerTask task) {
-        TimerConfig.runGuarded(task, errorHandler, failedTasks::increment);
     }
 }

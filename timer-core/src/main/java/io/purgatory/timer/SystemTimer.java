@@ -1,14 +1,15 @@
 package io.purgatory.timer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A {@link Timer} on real time: a hierarchical timing wheel whose clock jumps straight to the next
@@ -18,9 +19,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The timer starts no thread of its own for driving: whoever calls {@link #advanceClock(long)}
  * drives it (one thread at a time), usually a {@link SystemTimerReaper} or a purgatory's reaper.
  * Due tasks run on the executor (default: one daemon thread named {@code <name>-executor},
- * created on first use); tasks due in the same tick are handed over in runs of up to 32, so a
- * slow task can delay the others of its run, never those of other runs or ticks. A task that throws goes to the {@link TaskErrorHandler} and is counted;
- * a task the executor rejects (or fails to take) runs on the driving thread instead, and is reported.
+ * created on first use), handed over in runs of up to 32 tasks due in the same tick: a slow task
+ * can delay the others of its run, never those of other runs or ticks.
+ *
+ * <p>Failures: a task that throws (an Error too) goes to the {@link TaskErrorHandler} and is
+ * counted. A hand-off the executor fails, whatever it throws (an {@code OutOfMemoryError} when it
+ * cannot start a thread too), runs its tasks on the driving thread instead, each reported and
+ * counted; nothing is rethrown, and no task is lost or run twice. A refusal because the timer is
+ * closing is expected: those tasks run on the calling thread, unreported.
  *
  * <p>{@link #close()} cancels the tasks still scheduled (they never run), lets tasks already
  * handed to the executor finish, shuts the default executor down and returns without waiting.
@@ -28,15 +34,35 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class SystemTimer implements Timer {
 
+    /*
+     * Implementation notes.
+     *
+     * A hand-off is a Run object, claimed by one CAS by whoever runs it first: the executor's
+     * thread, or the driver after execute threw. An executor may fail after it queued the command
+     * (ThreadPoolExecutor queues it, then fails to start a worker) or after it ran it inline, so
+     * the driver runs the tasks itself only if it wins the claim: each task runs exactly once.
+     * Errors are caught as well as exceptions: rethrowing one would leave the rest of a batch
+     * unhanded, and the driver's state is the engine's to keep consistent. The handler sees the
+     * Error; what a JVM in trouble then does is the application's call.
+     */
+
     /** Expired tasks handed to the executor in one runnable, at most. */
     static final int MAX_RUN = 32;
+
+    private static final VarHandle CLAIMED;
+
+    static {
+        try {
+            CLAIMED = MethodHandles.lookup().findVarHandle(Run.class, "claimed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final TimerEngine engine;
     private final Executor executor;
     private final ExecutorService ownedExecutor;
-    private final TaskErrorHandler errorHandler;
-    private final LongAdder failedTasks = new LongAdder();
-    private final Runnable countFailure = failedTasks::increment;
+    private final TaskRunner runner;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** A timer with Kafka's defaults: 1 ms tick, 20 buckets per wheel, the system clock. */
@@ -44,13 +70,18 @@ public final class SystemTimer implements Timer {
         this(builder(name));
     }
 
-    /** A timer with the given tick and wheel size, on the system clock. */
+    /**
+     * A timer with the given tick and wheel size, on the system clock.
+     *
+     * @throws IllegalArgumentException if {@code tickMs} or {@code wheelSize} is out of the bounds of
+     *     {@link TimerGeometry}
+     */
     public SystemTimer(String name, long tickMs, int wheelSize) {
-        this(builder(name).tickMs(tickMs).wheelSize(wheelSize));
+        this(builder(name).geometry(new TimerGeometry(tickMs, wheelSize)));
     }
 
     private SystemTimer(Builder b) {
-        this.errorHandler = b.errorHandler;
+        this.runner = new TaskRunner(b.errorHandler);
         if (b.executor == null) {
             ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS,
                     new LinkedBlockingQueue<>(), DaemonThreads.factory(b.name + "-executor"));
@@ -60,7 +91,7 @@ public final class SystemTimer implements Timer {
             this.ownedExecutor = null;
             this.executor = b.executor;
         }
-        this.engine = new TimerEngine(b.name, b.tickMs, b.wheelSize, b.clock, new Dispatcher() {
+        this.engine = new TimerEngine(b.name, b.geometry, b.clock, new Dispatcher() {
             @Override
             public void dispatch(TimerTask task) {
                 SystemTimer.this.dispatch(task);
@@ -83,42 +114,14 @@ public final class SystemTimer implements Timer {
         engine.schedule(Objects.requireNonNull(task, "task"));
     }
 
+    /**
+     * Runs the tasks that are due, waiting up to {@code timeoutMs} of real time for the first of
+     * them to become due, also on a clock that does not move by itself.
+     */
     @Override
     public boolean advanceClock(long timeoutMs) throws InterruptedException {
         TimerConfig.checkTimeoutMs(timeoutMs);
-        ReentrantLock lock = engine.driverLock;
-        if (lock.isHeldByCurrentThread()) {
-            return false; // called from a task running on the driving thread: the outer call carries on
-        }
-        if (engine.isClosed()) {
-            throw new IllegalStateException("timer '" + engine.name() + "' is closed");
-        }
-        lock.lockInterruptibly();
-        try {
-            long timeoutNanos = TimingWheel.saturatedMultiply(timeoutMs, TimeUnit.MILLISECONDS.toNanos(1));
-            long start = engine.nowNanos();
-            for (;;) {
-                if (engine.isClosed()) {
-                    return false;
-                }
-                if (engine.expireDue()) {
-                    return true;
-                }
-                if (engine.cascadeAhead()) {
-                    continue; // one bounded step; due work first
-                }
-                long remaining = timeoutNanos - (engine.nowNanos() - start);
-                if (remaining <= 0) {
-                    return false;
-                }
-                engine.parkDriver(Math.min(remaining, engine.nanosUntilNextWork()));
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while advancing timer '" + engine.name() + "'");
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
+        return engine.advance(TimingWheel.saturatedMultiply(timeoutMs, TimeUnit.MILLISECONDS.toNanos(1)));
     }
 
     @Override
@@ -133,7 +136,7 @@ public final class SystemTimer implements Timer {
 
     /** The number of task runs that threw, and of tasks the executor rejected. */
     public long failedTaskCount() {
-        return failedTasks.sum();
+        return runner.failures();
     }
 
     @Override
@@ -166,56 +169,91 @@ public final class SystemTimer implements Timer {
     }
 
     private void dispatch(TimerTask task) {
-        try {
-            executor.execute(() -> runTask(task));
-        } catch (RuntimeException rejected) { // RejectedExecutionException, or any failure of a user's executor
-            runRejected(task, rejected);
-        }
+        handOff(new Run(null, task, 0, 1));
     }
 
     /**
-     * Hands tasks due together to the executor in runs of at most MAX_RUN, in order, split evenly
-     * (TimerEngine E8): a thousand expirations due in the same millisecond cost a few dozen
-     * hand-offs instead of a thousand, while a pool of several threads still shares them.
+     * Hands tasks due together to the executor in runs of at most MAX_RUN, in order, split evenly:
+     * a thousand expirations due in the same millisecond cost a few dozen hand-offs instead of a
+     * thousand, while a pool of several threads still shares them.
      */
     private void dispatchAll(TimerTask[] tasks, int count) {
         int runs = (count + MAX_RUN - 1) / MAX_RUN;
         int runLength = (count + runs - 1) / runs;
         for (int from = 0; from < count; from += runLength) {
-            int start = from;
-            int end = Math.min(count, from + runLength);
-            try {
-                executor.execute(() -> runAll(tasks, start, end));
-            } catch (RuntimeException rejected) { // as in dispatch: every task reported, none lost
+            handOff(new Run(tasks, null, from, Math.min(count, from + runLength)));
+        }
+    }
+
+    /** Hands {@code run} to the executor; if that throws anything, runs it here unless it ran. Never throws. */
+    private void handOff(Run run) {
+        try {
+            executor.execute(run);
+        } catch (Throwable failure) {
+            if (run.claim()) { // else the executor ran it, or will, before or despite failing
+                runRefused(run, failure);
+            }
+        }
+    }
+
+    /**
+     * The executor would not take {@code run}. A refusal because the timer is closing is expected:
+     * run what expired (drop what the close cancelled), unreported. Otherwise count and report each
+     * task, then run it here, so it is not lost.
+     */
+    private void runRefused(Run run, Throwable failure) {
+        boolean closing = closed.get() && failure instanceof RejectedExecutionException;
+        for (int i = run.start; i < run.end; i++) {
+            TimerTask task = run.task(i);
+            if (closing) {
+                if ((task.state() & TimerTask.LIFECYCLE) != TimerTask.CANCELLED) {
+                    runner.run(task);
+                }
+            } else {
+                runner.fail(task, failure);
+                runner.run(task);
+            }
+        }
+    }
+
+    /** One hand-off: tasks[start..end), or the single {@code task}; runs at most once (claim). */
+    private final class Run implements Runnable {
+        private final TimerTask[] tasks;
+        private final TimerTask task;
+        private final int start;
+        private final int end;
+        @SuppressWarnings("unused") // through CLAIMED
+        private volatile boolean claimed;
+
+        Run(TimerTask[] tasks, TimerTask task, int start, int end) {
+            this.tasks = tasks;
+            this.task = task;
+            this.start = start;
+            this.end = end;
+        }
+
+        TimerTask task(int i) {
+            return tasks == null ? task : tasks[i];
+        }
+
+        boolean claim() {
+            return CLAIMED.compareAndSet(this, false, true);
+        }
+
+        @Override
+        public void run() {
+            if (claim()) {
                 for (int i = start; i < end; i++) {
-                    runRejected(tasks[i], rejected);
+                    runner.run(task(i));
                 }
             }
         }
     }
 
-    private void runAll(TimerTask[] tasks, int start, int end) {
-        for (int i = start; i < end; i++) {
-            runTask(tasks[i]);
-        }
-    }
-
-    /** The executor would not take {@code task}: count and report that, then run it here, so it is not lost. */
-    private void runRejected(TimerTask task, RuntimeException rejected) {
-        failedTasks.increment();
-        TimerConfig.report(task, rejected, errorHandler);
-        runTask(task);
-    }
-
-    private void runTask(TimerTask task) {
-        TimerConfig.runGuarded(task, errorHandler, countFailure);
-    }
-
     /** Builds a {@link SystemTimer}. Not thread-safe. */
     public static final class Builder {
         private final String name;
-        private long tickMs = TimerConfig.DEFAULT_TICK_MS;
-        private int wheelSize = TimerConfig.DEFAULT_WHEEL_SIZE;
+        private TimerGeometry geometry = TimerGeometry.DEFAULT;
         private Clock clock = Clock.system();
         private Executor executor;
         private TaskErrorHandler errorHandler = TaskErrorHandler.logging();
@@ -224,15 +262,21 @@ public final class SystemTimer implements Timer {
             this.name = TimerConfig.checkName(name);
         }
 
-        /** The duration of one bucket of the finest wheel, in ms (default 1). */
-        public Builder tickMs(long tickMs) {
-            this.tickMs = TimerConfig.checkTickMs(tickMs);
+        /** The wheel's tick and size (default {@link TimerGeometry#DEFAULT}). */
+        public Builder geometry(TimerGeometry geometry) {
+            this.geometry = Objects.requireNonNull(geometry, "geometry");
             return this;
         }
 
-        /** The number of buckets per wheel, 2 to 65536 (default 20). */
+        /** The duration of one bucket of the finest wheel, in ms (default 1); see {@link TimerGeometry}. */
+        public Builder tickMs(long tickMs) {
+            this.geometry = geometry.withTickMs(tickMs);
+            return this;
+        }
+
+        /** The number of buckets per wheel, 2 to 65536 (default 20); see {@link TimerGeometry}. */
         public Builder wheelSize(int wheelSize) {
-            this.wheelSize = TimerConfig.checkWheelSize(wheelSize);
+            this.geometry = geometry.withWheelSize(wheelSize);
             return this;
         }
 

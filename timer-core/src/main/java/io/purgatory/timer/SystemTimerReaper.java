@@ -9,13 +9,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Drives a {@link Timer} on a thread of its own, for users who want a timer without a purgatory
- * (Kafka's {@code SystemTimerReaper}). Other calls delegate to the wrapped timer.
+ * (Kafka's {@code SystemTimerReaper}). Other calls delegate to the wrapped timer. Thread-safe.
  *
- * <p>Nothing runs until {@link #start()}. The thread is a daemon named after the reaper; it
- * survives anything the timer throws (logged; it backs off briefly after an unexpected error),
- * and stops if the timer is closed under it (an {@link IllegalStateException}).
+ * <p>{@link #start} creates the reaper and starts its daemon thread, named after it: a reaper is
+ * never idle. The thread survives anything the timer or the after-advance action throws (logged;
+ * it backs off briefly after a failure of the timer), and stops if the timer is closed under it.
  * {@link #close()} stops the thread at once, without waiting out an idle poll, then closes the
- * wrapped timer exactly once. Thread-safe.
+ * wrapped timer exactly once.
  */
 public final class SystemTimerReaper implements Timer {
 
@@ -24,33 +24,44 @@ public final class SystemTimerReaper implements Timer {
 
     private static final Logger LOG = LoggerFactory.getLogger(SystemTimerReaper.class);
     private static final long ERROR_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final Runnable NOTHING = () -> { };
 
     private final String name;
     private final Timer timer;
+    private final Runnable afterEachAdvance;
     private final Thread thread;
-    private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /**
-     * Creates a reaper thread named {@code name} for {@code timer}; call {@link #start()}.
-     *
-     * @throws NullPointerException if {@code name} or {@code timer} is null
-     */
-    public SystemTimerReaper(String name, Timer timer) {
+    private SystemTimerReaper(String name, Timer timer, Runnable afterEachAdvance) {
         this.name = TimerConfig.checkName(name);
         this.timer = Objects.requireNonNull(timer, "timer");
+        this.afterEachAdvance = Objects.requireNonNull(afterEachAdvance, "afterEachAdvance");
         this.thread = DaemonThreads.factory(name).newThread(this::reap);
     }
 
-    /** Starts the reaper thread; idempotent. Returns this. */
-    public SystemTimerReaper start() {
-        if (closed.get()) {
-            throw new IllegalStateException("reaper '" + name + "' is closed");
-        }
-        if (started.compareAndSet(false, true)) {
-            thread.start();
-        }
-        return this;
+    /**
+     * Starts a reaper thread named {@code name} that drives {@code timer}.
+     *
+     * @throws NullPointerException if {@code name} or {@code timer} is null
+     * @throws IllegalArgumentException if {@code name} is blank
+     */
+    public static SystemTimerReaper start(String name, Timer timer) {
+        return start(name, timer, NOTHING);
+    }
+
+    /**
+     * Starts a reaper thread named {@code name} that drives {@code timer} and runs
+     * {@code afterEachAdvance} after every {@link Timer#advanceClock} call, whatever it returned or
+     * threw (a purgatory's purge policy, for instance). Anything that action throws is logged; it
+     * never stops the thread.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code name} is blank
+     */
+    public static SystemTimerReaper start(String name, Timer timer, Runnable afterEachAdvance) {
+        SystemTimerReaper reaper = new SystemTimerReaper(name, timer, afterEachAdvance);
+        reaper.thread.start();
+        return reaper;
     }
 
     @Override
@@ -74,20 +85,18 @@ public final class SystemTimerReaper implements Timer {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        if (started.get()) {
-            thread.interrupt();
-            if (Thread.currentThread() != thread) {
-                boolean interrupted = false;
-                while (thread.isAlive()) {
-                    try {
-                        thread.join();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
+        thread.interrupt();
+        if (Thread.currentThread() != thread) {
+            boolean interrupted = false;
+            while (thread.isAlive()) {
+                try {
+                    thread.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
                 }
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
         timer.close();
@@ -115,6 +124,23 @@ public final class SystemTimerReaper implements Timer {
                 }
                 LOG.error("Reaper '{}' failed to advance its timer; retrying", name, error);
                 LockSupport.parkNanos(this, ERROR_BACKOFF_NANOS);
+            } finally {
+                runAfterAdvance();
+            }
+        }
+    }
+
+    private void runAfterAdvance() {
+        if (closed.get()) {
+            return;
+        }
+        try {
+            afterEachAdvance.run();
+        } catch (Throwable error) {
+            try {
+                LOG.error("Reaper '{}': the action after an advance failed; the reaper carries on", name, error);
+            } catch (Throwable ignored) {
+                // nothing left to tell: the thread carries on
             }
         }
     }

@@ -6,20 +6,21 @@ package io.purgatory.timer;
  * <p>Kafka's {@code org.apache.kafka.server.util.timer.Timer}, with the same four operations.
  * Implementations: {@link SystemTimer} on real time, {@link ManualTimer} on a {@link ManualClock}
  * for deterministic tests, and {@link SystemTimerReaper}, which drives a timer on its own thread.
+ *
+ * <p>The delay rule, the same for every timer: a task's delay counts from when it is added. A
+ * delay of zero or less is due now: the task runs promptly. A delay above {@link #MAX_DELAY_MS}
+ * (about 73 million years) saturates to it, so {@link Long#MAX_VALUE} means "never": the task
+ * waits, costs nothing while it waits, and never runs unless cancelled or re-added.
  */
 public interface Timer extends AutoCloseable {
 
-    /**
-     * The largest delay honoured, in milliseconds: 2^61 ms, about 73 million years. A task added
-     * with a larger delay (up to {@link Long#MAX_VALUE}) is scheduled at this delay: it waits,
-     * costs nothing while it waits, and in practice never runs.
-     */
+    /** The largest delay honoured, in milliseconds: 2^61 ms; a larger one saturates to it (the delay rule). */
     long MAX_DELAY_MS = 1L << 61;
 
     /**
-     * Schedules {@code task} to run {@link TimerTask#delayMs()} milliseconds from now; a delay of
-     * zero or less runs it promptly. Adding a task that is still scheduled reschedules it. A task
-     * belongs to the first timer it is added to.
+     * Schedules {@code task} to run {@link TimerTask#delayMs()} milliseconds from now, by the
+     * delay rule above. Adding a task that is still scheduled reschedules it. A task belongs to
+     * the first timer it is added to.
      *
      * @throws NullPointerException if {@code task} is null
      * @throws IllegalStateException if this timer is closed, or {@code task} belongs to another timer

@@ -2,12 +2,8 @@ package io.purgatory.timer;
 
 import java.util.Objects;
 
-/** Argument checks shared by the timers' constructors and builders. */
+/** The checks of the arguments that are not a {@link TimerGeometry}: names and timeouts. */
 final class TimerConfig {
-
-    static final long DEFAULT_TICK_MS = 1L;
-    static final int DEFAULT_WHEEL_SIZE = 20;
-    static final int MAX_WHEEL_SIZE = 1 << 16;
 
     private TimerConfig() {
     }
@@ -20,44 +16,10 @@ final class TimerConfig {
         return name;
     }
 
-    static long checkTickMs(long tickMs) {
-        if (tickMs < 1 || tickMs > Timer.MAX_DELAY_MS) {
-            throw new IllegalArgumentException("tickMs must be between 1 and " + Timer.MAX_DELAY_MS + ": " + tickMs);
-        }
-        return tickMs;
-    }
-
-    static int checkWheelSize(int wheelSize) {
-        if (wheelSize < 2 || wheelSize > MAX_WHEEL_SIZE) {
-            throw new IllegalArgumentException("wheelSize must be between 2 and " + MAX_WHEEL_SIZE + ": " + wheelSize);
-        }
-        return wheelSize;
-    }
-
     static long checkTimeoutMs(long timeoutMs) {
         if (timeoutMs < 0) {
             throw new IllegalArgumentException("timeoutMs must be >= 0: " + timeoutMs);
         }
         return timeoutMs;
-    }
-
-    /** Runs {@code task}, sending anything it throws to {@code handler}; never throws. */
-    static void runGuarded(TimerTask task, TaskErrorHandler handler, Runnable onFailure) {
-        try {
-            task.run();
-        } catch (Throwable error) {
-            onFailure.run();
-            report(task, error, handler);
-        }
-    }
-
-    /** Hands {@code error} to {@code handler}; logs (never throws) if the handler itself fails. */
-    static void report(TimerTask task, Throwable error, TaskErrorHandler handler) {
-        try {
-            handler.onError(task, error);
-        } catch (Throwable handlerError) {
-            handlerError.addSuppressed(error);
-            TaskErrorHandler.logging().onError(task, handlerError);
-        }
     }
 }

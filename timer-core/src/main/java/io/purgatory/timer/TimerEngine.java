@@ -13,8 +13,9 @@ import java.util.function.Consumer;
  *
  * <p>{@link #schedule} and {@link TimerTask#cancel()} are safe from any thread and lock-free:
  * one CAS on the task's state and, when the wheel must change, one CAS to push the task on the
- * inbox. Everything else runs under {@link #driverLock}: the driver drains the inbox, moving
- * tasks in or out of buckets, then expires due buckets in deadline order.
+ * inbox. Everything else runs under the driver lock, taken by {@link #advance} and
+ * {@link #runDue}: the driver drains the inbox, moving tasks in or out of buckets, then expires
+ * due buckets in deadline order.
  */
 final class TimerEngine {
 
@@ -29,7 +30,7 @@ final class TimerEngine {
      * allocation); the driver takes each whole.
      *
      * (E1) size == the number of tasks owned by this engine whose state is SCHEDULED. It changes
-     *      only with the CAS that enters or leaves SCHEDULED (TimerTask T1).
+     *      only with the CAS that enters or leaves SCHEDULED.
      * (E2) Every SCHEDULED task of this engine is linked in the wheel or on the inbox (or both,
      *      when a reschedule or cancel is pending). Checked by checkInvariants in quiescence.
      * (E3) Relative times: now = (clock - origin) >= 0; a deadline is at most now + MAX_DELAY_MS
@@ -45,26 +46,34 @@ final class TimerEngine {
      *      run after the sweep. A close from a task on the driving thread only marks: sweeping
      *      mid-flush would unlink tasks from the detached bucket; expireDue sweeps at its next
      *      turn instead, before it returns.
-     * (E7) The inbox is bounded in practice: every ~1024 cancels or ~16k new tasks pushed on a
-     *      stripe (Inbox I2: a racy count; lost counts only delay the help) wake a parked driver,
-     *      or, when no thread is driving (a ManualTimer between advances), the pushing thread
-     *      drains the inbox itself under tryLock. So a cancelled task leaves the wheel after about
-     *      a thousand more cancels instead of at the next expiry, which may be far off: memory
-     *      goes back to baseline promptly and young GCs stay cheap. A push from a task running on
-     *      the driving thread never helps: the driver may be mid-flush, walking a detached bucket
-     *      whose links a drain would rewrite; it drains the inbox at its next step anyway.
+     * (E7) The inbox is bounded in practice: each time a stripe has taken about a thousand
+     *      cancels (or sixteen times as many new tasks; the count is racy, and a lost count only
+     *      delays the help), the pushing thread wakes a parked driver or, when no thread is
+     *      driving (a ManualTimer between advances), drains the inbox itself under tryLock. So a
+     *      cancelled task leaves the wheel soon instead of at the next expiry, which may be far
+     *      off. A push from a task running on the driving thread never helps: the driver may be
+     *      mid-flush, walking a detached bucket whose links a drain would rewrite; it drains the
+     *      inbox at its next step anyway.
      * (E8) Expired tasks reach the dispatcher through DueTasks: in batches for SystemTimer (one
-     *      executor hand-off per batch, never spanning two buckets), one by one for ManualTimer.
-     *      Every turn of the driver ends by flushing them (DueTasks B1).
+     *      executor hand-off per run, a batch never spanning two buckets), one by one for
+     *      ManualTimer. Every turn of the driver ends by flushing them, in a finally block.
+     * (E9) No failure loses a task. The dispatchers never throw (SystemTimer catches whatever a
+     *      hand-off throws and runs the tasks itself). A task that fails to be placed (an Error
+     *      such as OutOfMemoryError while a wheel or the bucket queue grows) goes back on the
+     *      inbox, setting its own bit unless a racing change did, and the rest of its inbox chain
+     *      or bucket is still placed; the first failure is rethrown once that is done, so E1-E2
+     *      hold whatever escapes. A helping drain (E7) leaves such a failure to the driver.
+     * (E10) advance bounds its wait in real time (System.nanoTime), while deadlines stay on the
+     *      engine's clock: a driver on a clock that does not move by itself still returns.
      */
 
     private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long ACTIVE = Long.MIN_VALUE;
-    /** Tasks re-added per step of cascading ahead, between checks for due work (TimingWheel W4). */
+    /** Tasks re-added per step of cascading ahead, between checks for due work. */
     private static final int EARLY_BATCH = 1024;
 
     /** Held by whichever thread drives the wheel. */
-    final ReentrantLock driverLock = new ReentrantLock();
+    private final ReentrantLock driverLock = new ReentrantLock();
 
     private final String name;
     private final Clock clock;
@@ -81,14 +90,16 @@ final class TimerEngine {
     private volatile boolean closed;
     private volatile long wakeAtMs = ACTIVE;
     private volatile Thread parkedDriver;
+    /** The first failure to place a task in this turn, rethrown once the turn is consistent (E9). */
+    private Throwable placeFailure;
 
-    TimerEngine(String name, long tickMs, int wheelSize, Clock clock, Dispatcher dispatcher, boolean batchDue) {
+    TimerEngine(String name, TimerGeometry geometry, Clock clock, Dispatcher dispatcher, boolean batchDue) {
         this.name = name;
         this.clock = clock;
         this.dispatcher = dispatcher;
         this.due = new DueTasks(dispatcher, batchDue);
         this.originNanos = clock.nanoTime();
-        this.wheel = new TimingWheel(tickMs, wheelSize, 0L, queue, true);
+        this.wheel = new TimingWheel(geometry.tickMs(), geometry.wheelSize(), 0L, queue, true);
     }
 
     String name() {
@@ -129,7 +140,7 @@ final class TimerEngine {
             return;
         }
         long deadlineMs = ceilMs(now) + Math.min(delayMs, Timer.MAX_DELAY_MS); // (E3), (E4)
-        task.deadlineMs = deadlineMs; // (T4)
+        task.deadlineMs = deadlineMs; // written before the CAS that publishes it
         int previous = task.moveTo(TimerTask.SCHEDULED);
         afterTransition(task, previous, TimerTask.SCHEDULED);
         if (deadlineMs <= wakeAtMs) { // (E5)
@@ -150,9 +161,8 @@ final class TimerEngine {
         } else if (lifecycle != TimerTask.SCHEDULED && wasScheduled) {
             size.decrement(); // (E1)
         }
-        boolean setBit = lifecycle == TimerTask.SCHEDULED || wasScheduled; // as TimerTask.moveTo
-        if (setBit && (previous & TimerTask.IN_INBOX) == 0) {
-            // (T2): this transition set the bit, so it pushes; fresh unless it may be linked (E7)
+        if ((previous & TimerTask.MUST_PUSH) != 0) {
+            // the move set IN_INBOX, so this thread pushes; fresh unless the task may be linked (E7)
             push(task, lifecycle == TimerTask.SCHEDULED && !wasScheduled);
         }
     }
@@ -184,6 +194,7 @@ final class TimerEngine {
             try {
                 if (!closed) {
                     drainInbox();
+                    placeFailure = null; // (E9): the tasks are back on the inbox; the driver meets it again
                 }
             } finally {
                 try {
@@ -195,14 +206,68 @@ final class TimerEngine {
         }
     }
 
-    // ---- driver (driverLock held) ----
+    // ---- the driver ----
+
+    /**
+     * Drives the wheel until at least one bucket was processed, or until {@code timeoutNanos} of
+     * real time have passed (E10), parking while nothing is due. Returns true iff a bucket was
+     * processed; false at once when called from a task running on the driving thread.
+     */
+    boolean advance(long timeoutNanos) throws InterruptedException {
+        if (driverLock.isHeldByCurrentThread()) {
+            return false; // called from a task running on the driving thread: the outer call carries on
+        }
+        if (closed) {
+            throw new IllegalStateException("timer '" + name + "' is closed");
+        }
+        driverLock.lockInterruptibly();
+        try {
+            long startNanos = System.nanoTime(); // (E10)
+            for (;;) {
+                if (closed) {
+                    return false;
+                }
+                if (expireDue()) {
+                    return true;
+                }
+                if (cascadeAhead()) {
+                    continue; // one bounded step; due work first
+                }
+                long remainingNanos = timeoutNanos - (System.nanoTime() - startNanos);
+                if (remainingNanos <= 0) {
+                    return false;
+                }
+                parkDriver(Math.min(remainingNanos, nanosUntilNextWork()));
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while advancing timer '" + name + "'");
+                }
+            }
+        } finally {
+            driverLock.unlock();
+        }
+    }
+
+    /**
+     * Runs what is due now, without waiting. Returns true iff at least one bucket was processed;
+     * false at once when called from a task running on the driving thread.
+     */
+    boolean runDue() {
+        if (driverLock.isHeldByCurrentThread()) {
+            return false;
+        }
+        driverLock.lock();
+        try {
+            return !closed && expireDue();
+        } finally {
+            driverLock.unlock();
+        }
+    }
 
     /**
      * Applies the inbox, then expires every bucket that is due, in deadline order, handing due
      * tasks to the dispatcher. Returns true iff at least one bucket was processed.
      */
-    boolean expireDue() {
-        assert driverLock.isHeldByCurrentThread();
+    private boolean expireDue() {
         boolean processed = false;
         try {
             for (;;) {
@@ -211,6 +276,7 @@ final class TimerEngine {
                     return processed;
                 }
                 drainInbox();
+                rethrowPlaceFailure(); // (E9)
                 long nowMs = nowNanos() / NANOS_PER_MS;
                 TimerTaskList bucket = queue.peek();
                 if (bucket == null || bucket.expirationMs() > nowMs) {
@@ -222,6 +288,7 @@ final class TimerEngine {
                 wheel.advanceClock(bucket.expirationMs());
                 bucket.flush(reinsert);
                 due.flush(); // (E8): one bucket per batch
+                rethrowPlaceFailure(); // (E9)
             }
         } finally {
             due.flush(); // (E8)
@@ -230,13 +297,7 @@ final class TimerEngine {
 
     private void drainInbox() {
         for (int stripe = 0; stripe < inbox.stripes(); stripe++) {
-            drain(inbox.take(stripe));
-        }
-    }
-
-    private void drain(TimerTask chain) {
-        TimerTask task = chain;
-        try {
+            TimerTask task = inbox.take(stripe);
             while (task != null) {
                 TimerTask current = task;
                 task = current.inboxNext;
@@ -246,14 +307,8 @@ final class TimerEngine {
                     TimerTaskList.remove(current);
                 }
                 if (state == TimerTask.SCHEDULED) {
-                    place(current);
+                    placeOrHandBack(current);
                 }
-            }
-        } finally {
-            while (task != null) { // only if place() threw: hand the rest back, bits still set (T2)
-                TimerTask next = task.inboxNext;
-                push(task, false);
-                task = next;
             }
         }
     }
@@ -261,7 +316,32 @@ final class TimerEngine {
     /** Re-adds a task from a flushed bucket, unless a pending change (on the inbox) owns it now. */
     private void reinsert(TimerTask task) {
         if (task.state() == TimerTask.SCHEDULED) { // (T3): not on the inbox
+            placeOrHandBack(task);
+        }
+    }
+
+    /** Places {@code task}; if that fails, puts it back on the inbox and keeps the failure (E9). */
+    private void placeOrHandBack(TimerTask task) {
+        try {
             place(task);
+        } catch (Throwable failure) {
+            if (task.rejoinInbox()) { // (T2): set the bit here, so push it here
+                inbox.push(task, false);
+            }
+            if (placeFailure == null) {
+                placeFailure = failure;
+            }
+        }
+    }
+
+    private void rethrowPlaceFailure() {
+        Throwable failure = placeFailure;
+        if (failure != null) {
+            placeFailure = null;
+            if (failure instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw (Error) failure; // place throws nothing checked
         }
     }
 
@@ -279,21 +359,37 @@ final class TimerEngine {
     }
 
     /**
-     * One bounded step of cascading ahead (TimingWheel W4), for a driver that found nothing due:
-     * re-adds up to EARLY_BATCH tasks of a coarser bucket due soon. Returns true iff it did work;
-     * the caller then expires what became due before the next step.
+     * One bounded step of cascading ahead, for a driver that found nothing due: re-adds up to
+     * EARLY_BATCH tasks of a coarser bucket due soon. Returns true iff it did work; the caller
+     * then expires what became due before the next step.
      */
-    boolean cascadeAhead() {
-        assert driverLock.isHeldByCurrentThread();
+    private boolean cascadeAhead() {
         try {
-            return !closed && wheel.cascadeEarly(EARLY_BATCH, reinsert);
+            boolean worked = !closed && EarlyCascade.step(wheel, EARLY_BATCH, reinsert);
+            rethrowPlaceFailure(); // (E9)
+            return worked;
         } finally {
             due.flush(); // (E8)
         }
     }
 
+    /** One step of cascading ahead under the driver lock (tests). */
+    boolean cascadeAheadOnce() {
+        driverLock.lock();
+        try {
+            return cascadeAhead();
+        } finally {
+            driverLock.unlock();
+        }
+    }
+
+    /** True iff {@code thread} waits for the driver lock (tests). */
+    boolean isWaitingToDrive(Thread thread) {
+        return driverLock.hasQueuedThread(thread);
+    }
+
     /**
-     * Nanoseconds until the earliest bucket is due or an early cascade may start (W4);
+     * Nanoseconds until the earliest bucket is due or an early cascade may start;
      * Long.MAX_VALUE if there is neither.
      */
     long nanosUntilNextWork() {
@@ -301,13 +397,13 @@ final class TimerEngine {
         if (bucket == null) {
             return Long.MAX_VALUE;
         }
-        long nextMs = Math.min(bucket.expirationMs(), wheel.nextEarlyStartMs());
+        long nextMs = Math.min(bucket.expirationMs(), EarlyCascade.nextStartMs(wheel));
         long dueNanos = TimingWheel.saturatedMultiply(nextMs, NANOS_PER_MS);
         return dueNanos == Long.MAX_VALUE ? Long.MAX_VALUE : dueNanos - nowNanos();
     }
 
     /** Parks the driver for up to {@code nanos}, unless work arrived or the engine closed (E5). */
-    void parkDriver(long nanos) {
+    private void parkDriver(long nanos) {
         parkedDriver = Thread.currentThread();
         long wakeNanos = nowNanos() + nanos;
         wakeAtMs = wakeNanos < 0 ? Long.MAX_VALUE : wakeNanos / NANOS_PER_MS;
@@ -369,7 +465,7 @@ final class TimerEngine {
     }
 
     /**
-     * Checks the wheel's invariants (W1-W3, E1-E2); tests call it in quiescence, with no
+     * Checks the wheel's invariants and E1-E2; tests call it in quiescence, with no
      * concurrent add or cancel. Returns the number of tasks linked in the wheel.
      */
     long checkInvariants() {

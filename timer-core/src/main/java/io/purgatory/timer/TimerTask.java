@@ -32,10 +32,6 @@ public abstract class TimerTask implements Runnable {
      *      made a change the driver must see, and cleared by the driver before it reads the state.
      * (T3) A task linked in a bucket is SCHEDULED or has IN_INBOX set.
      * (T4) `deadlineMs` is written before the CAS that publishes it and read after reading state.
-     * (T5) Bits 8..31 of `state` belong to the subclass (extensionBits): every transition of the
-     *      timer's bits carries them over unchanged, and the subclass changes them only by CAS. A
-     *      subclass keeps its own state there instead of in a field of its own (DelayedOperation
-     *      does: a pending operation is 4 bytes smaller, 8 with the object alignment).
      */
 
     static final int NEW = 0;
@@ -44,9 +40,8 @@ public abstract class TimerTask implements Runnable {
     static final int CANCELLED = 3;
     static final int LIFECYCLE = 3;
     static final int IN_INBOX = 4;
-    /** The bits of `state` that are the timer's (T5). */
-    static final int TIMER_BITS = 0xFF;
-    private static final int EXTENSION_SHIFT = 8;
+    /** In what {@link #moveTo} returns only: the transition set IN_INBOX, so the caller pushes (T2). */
+    static final int MUST_PUSH = 8;
 
     private static final VarHandle STATE;
     private static final VarHandle OWNER;
@@ -73,9 +68,8 @@ public abstract class TimerTask implements Runnable {
     TimerTask inboxNext;
 
     /**
-     * Creates a task to run {@code delayMs} milliseconds after it is added to a timer. A delay of
-     * zero or less means "run promptly"; a delay above {@link Timer#MAX_DELAY_MS} is
-     * treated as that maximum.
+     * Creates a task to run {@code delayMs} milliseconds after it is added to a timer; any value
+     * is allowed, read by the delay rule of {@link Timer}.
      */
     protected TimerTask(long delayMs) {
         this.delayMs = delayMs;
@@ -98,7 +92,7 @@ public abstract class TimerTask implements Runnable {
             if ((s & LIFECYCLE) != SCHEDULED) {
                 return false;
             }
-            if (STATE.compareAndSet(this, s, (s & ~TIMER_BITS) | CANCELLED | IN_INBOX)) { // (T1), (T2), (T5)
+            if (STATE.compareAndSet(this, s, CANCELLED | IN_INBOX)) { // (T1), (T2)
                 owner.onCancelled(this, (s & IN_INBOX) == 0);
                 return true;
             }
@@ -125,34 +119,9 @@ public abstract class TimerTask implements Runnable {
 
     // ---- for the timer (package-private) ----
 
-    /** The timer's bits of the state (T5). */
+    /** The state word: a lifecycle value, maybe with IN_INBOX. */
     int state() {
-        return state & TIMER_BITS;
-    }
-
-    /**
-     * The 24 bits of this task's state word that the timer leaves alone, for a subclass that keeps
-     * state of its own next to the timer's: one word instead of two. Zero initially.
-     */
-    protected final int extensionBits() {
-        return state >>> EXTENSION_SHIFT;
-    }
-
-    /**
-     * Atomically sets the extension bits to {@code update} if they are {@code expected}, leaving
-     * the timer's bits as they are. Returns true iff it did. {@code update} must fit in 24 bits.
-     */
-    protected final boolean compareAndSetExtensionBits(int expected, int update) {
-        assert (update >>> (Integer.SIZE - EXTENSION_SHIFT)) == 0 : "extension bits overflow: " + update;
-        for (;;) {
-            int s = state;
-            if ((s >>> EXTENSION_SHIFT) != expected) {
-                return false;
-            }
-            if (STATE.compareAndSet(this, s, (s & TIMER_BITS) | (update << EXTENSION_SHIFT))) {
-                return true;
-            }
-        }
+        return state;
     }
 
     /** Binds this task to {@code engine} on first use; false if it belongs to another engine. */
@@ -169,32 +138,23 @@ public abstract class TimerTask implements Runnable {
 
     /**
      * Moves to {@code lifecycle} (SCHEDULED or EXPIRED) from any state, setting IN_INBOX when the
-     * driver must look at the task. Returns the previous state.
+     * driver must look at the task. Returns the previous state, with MUST_PUSH iff this move set
+     * IN_INBOX: the caller then pushes the task on the inbox (T2). The one place that decides it.
      */
     int moveTo(int lifecycle) {
         for (;;) {
             int s = state;
             boolean mayBeLinked = (s & LIFECYCLE) == SCHEDULED;
             boolean needsDriver = lifecycle == SCHEDULED || mayBeLinked || (s & IN_INBOX) != 0;
-            // TimerEngine.afterTransition pushes iff this set the bit (T2)
-            int next = (s & ~TIMER_BITS) | lifecycle | (needsDriver ? IN_INBOX : 0); // (T5)
-            if (STATE.compareAndSet(this, s, next)) {
-                return s & TIMER_BITS;
+            if (STATE.compareAndSet(this, s, lifecycle | (needsDriver ? IN_INBOX : 0))) {
+                return needsDriver && (s & IN_INBOX) == 0 ? s | MUST_PUSH : s; // (T2)
             }
         }
     }
 
     /** The driver's expiry: SCHEDULED (and not on the inbox) to EXPIRED. True iff it won. */
     boolean expire() {
-        for (;;) {
-            int s = state;
-            if ((s & TIMER_BITS) != SCHEDULED) {
-                return false; // not scheduled, or a change is pending on the inbox
-            }
-            if (STATE.compareAndSet(this, s, (s & ~TIMER_BITS) | EXPIRED)) { // (T1), (T5)
-                return true;
-            }
-        }
+        return STATE.compareAndSet(this, SCHEDULED, EXPIRED); // (T1); fails while a change is on the inbox
     }
 
     /** The driver's close: cancels a scheduled task whatever its inbox bit. True iff it won. */
@@ -204,14 +164,19 @@ public abstract class TimerTask implements Runnable {
             if ((s & LIFECYCLE) != SCHEDULED) {
                 return false;
             }
-            if (STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | CANCELLED)) { // keeps IN_INBOX and (T5)
+            if (STATE.compareAndSet(this, s, (s & ~LIFECYCLE) | CANCELLED)) { // keeps IN_INBOX
                 return true;
             }
         }
     }
 
+    /** Sets IN_INBOX; true iff it was clear, so the caller pushes the task (T2). */
+    boolean rejoinInbox() {
+        return ((int) STATE.getAndBitwiseOr(this, IN_INBOX) & IN_INBOX) == 0;
+    }
+
     /** Clears IN_INBOX (the driver has popped the task); returns the state without it (T2). */
     int leaveInbox() {
-        return (int) STATE.getAndBitwiseAnd(this, ~IN_INBOX) & TIMER_BITS & ~IN_INBOX;
+        return (int) STATE.getAndBitwiseAnd(this, ~IN_INBOX) & ~IN_INBOX;
     }
 }

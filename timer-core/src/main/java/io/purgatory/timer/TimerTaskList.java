@@ -19,7 +19,7 @@ final class TimerTaskList {
      *      queued once per round and its expiration does not change while queued, so it is
      *      re-queued only when it changes (from NONE).
      * (L3) Buckets fall due in DUE_ORDER: by expiration and, on a tie, the finer wheel's first
-     *      (TimingWheel W2 relies on it).
+     *      (the wheel's finest level relies on it).
      */
 
     static final long NONE = -1L;

@@ -12,18 +12,13 @@ import java.util.function.Consumer;
  */
 final class TimingWheel {
 
-    /** A coarser bucket may be cascaded from tickMs >> EARLY_LEAD_SHIFT before it is due (W4). */
-    static final int EARLY_LEAD_SHIFT = 3;
-    /** How many buckets past the current one earlyStartMs looks at, per level. */
-    private static final int EARLY_LOOKAHEAD = 4;
-
     /*
      * Implementation notes.
      *
      * Varghese & Lauck, "Hashed and Hierarchical Timing Wheels" (1987), as Kafka applies it: the
      * wheel does not tick; full buckets are put in a priority queue by expiration and the driver
      * jumps to the earliest one. Times are milliseconds relative to the engine's origin, so they
-     * are >= 0 and never overflow (TimerEngine's T-notes bound them by 2^62 + uptime).
+     * are >= 0 and stay far below Long.MAX_VALUE (TimerEngine bounds them).
      *
      * A task with deadline d goes to the finest level that spans it, into the bucket of its
      * "virtual tick" vid; the bucket index is vid % wheelSize.
@@ -36,25 +31,15 @@ final class TimingWheel {
      * (W2) A linked task is in the bucket of its vid on the finest level that spans it, and
      *      current/tick < vid <= current/tick + wheelSize (finest), or
      *      current/tick < vid < current/tick + wheelSize (coarser): one vid per bucket at a time.
-     * (W3) A non-empty bucket is in the queue, with the expiration of its vid (TimerTaskList L2).
+     * (W3) A non-empty bucket is in the queue, with the expiration of its vid.
      * The finest level's range includes current/tick + wheelSize, whose bucket is that of
      * current/tick: it is free because the current time reaches a bucket's expiration only when
      * that bucket is flushed, the finest level's before a coarser one due at the same time
-     * (TimerTaskList L3).
-     * (W4) Cascading ahead: a coarser level's next bucket (vid current/tick + 1) may be cascaded
-     *      early, in passes. A pass takes the bucket out of the queue, moves its tasks whole into
-     *      the level's early list, which is queued in its place with the same expiration, and the
-     *      driver re-adds them from the finest level a batch at a time while nothing is due
-     *      (TimerEngine.cascadeAhead). A pass at time t moves down the deadlines < t + tick; the
-     *      others go back to the bucket. Re-adding at the current time never places a task before
-     *      its deadline (add works from the current time, W2). The early list holds one vid, so
-     *      W2 (but for the bucket index) and W3 hold for it, and DUE_ORDER flushes whatever is
-     *      left of it when due, like a bucket: cascading ahead moves work earlier and never delays
-     *      a task. The first pass may start EARLY_LEAD = tick / 8 before the bucket is due, each
-     *      next one once the time left has halved (earlyCascadedMs, earlyPassMs): at most
-     *      log2(tick / 8) + 1 passes re-add about 1.25 times the bucket, and leave to the due
-     *      time only the deadlines >= due + tick - 1 instead of all of them. The work is bounded
-     *      by the tasks of the buckets within their lead, so an idle wheel stays idle.
+     * (TimerTaskList.DUE_ORDER).
+     * (W4) A coarser level's next bucket may be cascaded ahead of its due time, in passes (the
+     *      level's EarlyCascade): its tasks wait in the cascade's early list, queued in the
+     *      bucket's place with the same expiration, so W2 (but for the bucket index) and W3 hold
+     *      for that list too.
      * Intervals saturate at Long.MAX_VALUE; a level whose interval saturates spans every delay up
      * to Timer.MAX_DELAY_MS and never needs an overflow wheel.
      */
@@ -65,12 +50,8 @@ final class TimingWheel {
     private final boolean finest;
     private final TimerTaskList[] buckets;
     private final Queue<TimerTaskList> queue;
-    /** The bucket being cascaded early (W4); null on the finest level. */
-    private final TimerTaskList early;
-    private final long earlyLeadMs;
-    /** The expiration of the last bucket of this level cascaded early, and when its last pass began (W4). */
-    private long earlyCascadedMs = TimerTaskList.NONE;
-    private long earlyPassMs;
+    /** Cascading this level's next bucket ahead (W4); null on the finest level. */
+    private final EarlyCascade early;
     private long currentTimeMs;
     private TimingWheel overflowWheel;
 
@@ -80,8 +61,7 @@ final class TimingWheel {
         this.intervalMs = saturatedMultiply(tickMs, wheelSize);
         this.finest = finest;
         this.queue = queue;
-        this.early = finest ? null : new TimerTaskList(tickMs);
-        this.earlyLeadMs = tickMs >> EARLY_LEAD_SHIFT;
+        this.early = finest ? null : new EarlyCascade(this, queue);
         this.currentTimeMs = startMs - (startMs % tickMs);
         this.buckets = new TimerTaskList[wheelSize];
         for (int i = 0; i < wheelSize; i++) {
@@ -114,13 +94,18 @@ final class TimingWheel {
 
     private void link(TimerTask task, long vid) {
         TimerTaskList bucket = buckets[(int) (vid % wheelSize)];
-        bucket.add(task);
         long expirationMs = vid * tickMs;
         assert bucket.expirationMs() == TimerTaskList.NONE || bucket.expirationMs() == expirationMs
                 : "(W2) two virtual ticks in one bucket";
         if (bucket.setExpiration(expirationMs)) { // (W3)
-            queue.offer(bucket);
+            try {
+                queue.offer(bucket); // may fail to grow: leave the bucket as it was, the task unlinked
+            } catch (Throwable failure) {
+                bucket.setExpiration(TimerTaskList.NONE);
+                throw failure;
+            }
         }
+        bucket.add(task);
     }
 
     private TimingWheel overflowWheel() {
@@ -144,109 +129,8 @@ final class TimingWheel {
         return currentTimeMs;
     }
 
-    /**
-     * One step of cascading ahead (W4), on the finest level while nothing is due: re-adds up to
-     * {@code maxTasks} tasks of the early list due first through {@code reinsert}, starting the
-     * early cascade of a coarser level's next bucket if it is within its lead. Returns false iff
-     * there was nothing to do.
-     */
-    boolean cascadeEarly(int maxTasks, Consumer<TimerTask> reinsert) {
-        TimerTaskList list = nextEarlyList();
-        if (list == null) {
-            return false;
-        }
-        for (int i = 0; i < maxTasks; i++) {
-            TimerTask task = list.poll();
-            if (task == null) {
-                break;
-            }
-            reinsert.accept(task);
-        }
-        if (list.isEmpty()) {
-            queue.remove(list);
-            list.setExpiration(TimerTaskList.NONE); // (L2)
-        }
-        return true;
-    }
-
-    /**
-     * Of the coarser levels' early lists in progress and next buckets within their lead, the one
-     * due first, the coarser on a tie (its tasks may land in the finer one's bucket); null if none.
-     */
-    private TimerTaskList nextEarlyList() {
-        TimingWheel chosen = null;
-        long chosenDueMs = 0;
-        for (TimingWheel w = overflowWheel; w != null; w = w.overflowWheel) {
-            long dueMs = w.earlyDueMs(currentTimeMs);
-            if (dueMs != TimerTaskList.NONE && (chosen == null || dueMs <= chosenDueMs)) {
-                chosen = w;
-                chosenDueMs = dueMs;
-            }
-        }
-        return chosen == null ? null : chosen.startEarly(currentTimeMs);
-    }
-
-    /** When this level's early work falls due, if it has any at {@code nowMs} (W4); else NONE. */
-    private long earlyDueMs(long nowMs) {
-        if (early.expirationMs() != TimerTaskList.NONE) {
-            return early.expirationMs();
-        }
-        TimerTaskList next = bucketAhead(1);
-        if (next == null || nowMs - passStartMs(next.expirationMs()) < 0) {
-            return TimerTaskList.NONE;
-        }
-        return next.expirationMs();
-    }
-
-    /** When the next pass over the bucket due at {@code dueMs} may begin (W4); dueMs if none may. */
-    private long passStartMs(long dueMs) {
-        if (dueMs != earlyCascadedMs) {
-            return dueMs - earlyLeadMs;
-        }
-        return dueMs - (dueMs - earlyPassMs) / 2; // the time left has halved
-    }
-
-    /** Returns the early list, first moving the next bucket into it if it is not in progress (W4). */
-    private TimerTaskList startEarly(long nowMs) {
-        if (early.expirationMs() == TimerTaskList.NONE) {
-            TimerTaskList next = bucketAhead(1);
-            queue.remove(next); // (L2): unqueued before its expiration moves
-            next.moveAllTo(early);
-            earlyCascadedMs = early.expirationMs();
-            earlyPassMs = nowMs;
-            queue.offer(early); // (W3)
-        }
-        return early;
-    }
-
-    /**
-     * The earliest time at which a coarser level may have early work (W4); Long.MAX_VALUE if none
-     * in the next few buckets of each level. The driver wakes then, so cascading ahead also
-     * happens when nothing finer is due.
-     */
-    long nextEarlyStartMs() {
-        long startMs = Long.MAX_VALUE;
-        for (TimingWheel w = overflowWheel; w != null; w = w.overflowWheel) {
-            startMs = Math.min(startMs, w.earlyStartMs());
-        }
-        return startMs;
-    }
-
-    private long earlyStartMs() {
-        if (early.expirationMs() != TimerTaskList.NONE) {
-            return early.expirationMs() - earlyLeadMs;
-        }
-        for (int ahead = 1; ahead <= EARLY_LOOKAHEAD && ahead < wheelSize; ahead++) {
-            TimerTaskList bucket = bucketAhead(ahead);
-            if (bucket != null && passStartMs(bucket.expirationMs()) != bucket.expirationMs()) {
-                return passStartMs(bucket.expirationMs());
-            }
-        }
-        return Long.MAX_VALUE;
-    }
-
     /** The non-empty bucket holding vid current/tick + ahead, or null (W2, coarser levels). */
-    private TimerTaskList bucketAhead(int ahead) {
+    TimerTaskList bucketAhead(int ahead) {
         long vid = currentTimeMs / tickMs + ahead;
         TimerTaskList bucket = buckets[(int) (vid % wheelSize)];
         return !bucket.isEmpty() && bucket.expirationMs() / tickMs == vid ? bucket : null;
@@ -258,6 +142,15 @@ final class TimingWheel {
 
     long intervalMs() {
         return intervalMs;
+    }
+
+    int wheelSize() {
+        return wheelSize;
+    }
+
+    /** This level's cascading ahead (W4); null on the finest level. */
+    EarlyCascade earlyCascade() {
+        return early;
     }
 
     /** The overflow wheel, or null if none was needed yet. */
@@ -272,7 +165,7 @@ final class TimingWheel {
                 action.accept(b);
             }
             if (w.early != null) {
-                action.accept(w.early);
+                action.accept(w.early.list());
             }
         }
     }
@@ -290,14 +183,8 @@ final class TimingWheel {
             linked += checkBucket(buckets[i], i);
         }
         if (early != null) {
-            if (early.expirationMs() != TimerTaskList.NONE && early.expirationMs() != earlyCascadedMs) {
-                throw new IllegalStateException("(W4) early list " + early + " is not the last cascaded early: "
-                        + earlyCascadedMs);
-            }
-            if ((early.expirationMs() != TimerTaskList.NONE) != queue.contains(early)) {
-                throw new IllegalStateException("(L2) early list queued iff it has an expiration: " + early);
-            }
-            linked += checkBucket(early, -1);
+            early.checkInvariants();
+            linked += checkBucket(early.list(), -1);
         }
         return overflowWheel == null ? linked : linked + overflowWheel.checkInvariants();
     }
@@ -317,7 +204,7 @@ final class TimingWheel {
         bucket.forEach(task -> {
             count[0]++;
             if ((task.state() & TimerTask.IN_INBOX) != 0) {
-                return; // a pending change owns it and may have set its next deadline (TimerTask T3, T4)
+                return; // a pending change owns it and may have set its next deadline
             }
             long d = task.deadlineMs;
             long vid = finest ? (d + tickMs - 1) / tickMs : d / tickMs;

@@ -6,13 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Cascading coarse buckets ahead of their due time (TimingWheel W4), on a manual clock: which
+ * Cascading coarse buckets ahead of their due time (EarlyCascade A1-A3), on a manual clock: which
  * level holds the tasks before their bucket is due, and that each task still runs exactly at
  * its deadline. A 1 ms tick and 20 buckets give levels of 1, 20 and 400 ms ticks.
  */
@@ -75,13 +74,7 @@ class CascadeAheadTest {
     }
 
     private static boolean cascadeAheadOnce(TimerEngine engine) {
-        ReentrantLock lock = engine.driverLock;
-        lock.lock();
-        try {
-            return engine.cascadeAhead();
-        } finally {
-            lock.unlock();
-        }
+        return engine.cascadeAheadOnce();
     }
 
     /** One task per deadline in [fromMs, toMs), added at time 0 so that deadline == delay. */

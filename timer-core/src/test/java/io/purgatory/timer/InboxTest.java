@@ -89,7 +89,8 @@ class InboxTest {
             dead++;
             reported = inbox.push(new NoopTask(), false);
         }
-        assertThat(dead).as("half a batch of fresh tasks, then half a batch of dead ones").isEqualTo(Inbox.DEAD_BATCH / 2);
+        assertThat(dead).as("half a batch of fresh tasks, then half a batch of dead ones")
+                .isEqualTo(Inbox.DEAD_BATCH / 2);
     }
 
     @Test

@@ -815,7 +815,7 @@ class ManualTimerTest {
 
     private void awaitQueuedOnDriverLock(Thread thread) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!timer.engine().driverLock.hasQueuedThread(thread)) {
+        while (!timer.engine().isWaitingToDrive(thread)) {
             assertThat(System.nanoTime() - deadline).as("%s waits for the wheel", thread).isNegative();
             Thread.onSpinWait();
         }

@@ -12,6 +12,7 @@ import static org.mockito.Mockito.when;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,7 +35,7 @@ class SystemTimerReaperTest {
     }
 
     private SystemTimerReaper startedReaper(Timer timer) {
-        SystemTimerReaper reaper = new SystemTimerReaper("reaper", timer).start();
+        SystemTimerReaper reaper = SystemTimerReaper.start("reaper", timer);
         toClose.add(reaper);
         return reaper;
     }
@@ -134,26 +135,13 @@ class SystemTimerReaperTest {
     }
 
     @Test
-    void close_neverStarted_stillClosesTheTimerOnce() {
-        CountingTimer timer = new CountingTimer(new ManualTimer());
-        SystemTimerReaper reaper = new SystemTimerReaper("idle", timer);
-
-        reaper.close();
-        reaper.close();
-
-        assertThat(timer.closes.get()).isEqualTo(1);
-        assertThat(reaper.isAlive()).isFalse();
-        assertThatThrownBy(reaper::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("idle");
-    }
-
-    @Test
     void close_withAMockTimer_closesItExactlyOnce() throws Exception {
         Timer timer = mock(Timer.class);
         when(timer.advanceClock(anyLong())).thenAnswer(invocation -> {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             return false;
         });
-        SystemTimerReaper reaper = new SystemTimerReaper("mocked", timer).start();
+        SystemTimerReaper reaper = SystemTimerReaper.start("mocked", timer);
 
         reaper.close();
         reaper.close();
@@ -174,35 +162,16 @@ class SystemTimerReaperTest {
     }
 
     @Test
-    void constructor_nullArguments_throwNpeNamingThem() {
-        assertThatNullPointerException().isThrownBy(() -> new SystemTimerReaper(null, new ManualTimer()))
+    void start_nullOrBlankArguments_throwNamingThemAndStartNoThread() {
+        assertThatNullPointerException().isThrownBy(() -> SystemTimerReaper.start(null, new ManualTimer()))
                 .withMessage("name");
-        assertThatNullPointerException().isThrownBy(() -> new SystemTimerReaper("reaper", null))
+        assertThatNullPointerException().isThrownBy(() -> SystemTimerReaper.start("reaper", null))
                 .withMessage("timer");
-    }
-
-    @Test
-    void start_notCalled_noThreadUntilStartThenTasksRun() throws Exception {
-        SystemTimer timer = new SystemTimer("not-started");
-        SystemTimerReaper reaper = new SystemTimerReaper("not-started-reaper", timer);
-        toClose.add(reaper);
-        ExpiringTask waiting = new ExpiringTask(1).addTo(reaper);
-
-        assertThat(reaper.isAlive()).isFalse();
-        assertThat(reaper.size()).isEqualTo(1);
-
-        reaper.start();
-        waiting.assertRanOnceAfterItsDelay();
-    }
-
-    @Test
-    void start_twice_isIdempotent() throws Exception {
-        SystemTimerReaper reaper = startedReaper(new SystemTimer("twice"));
-
-        assertThat(reaper.start()).isSameAs(reaper);
-
-        assertThat(reaper.isAlive()).isTrue();
-        new ExpiringTask(5).addTo(reaper).assertRanOnceAfterItsDelay();
+        assertThatNullPointerException().isThrownBy(() -> SystemTimerReaper.start("reaper", new ManualTimer(), null))
+                .withMessage("afterEachAdvance");
+        assertThatThrownBy(() -> SystemTimerReaper.start(" ", new ManualTimer()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("name must not be blank: ' '");
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("reaper"));
     }
 
     @Test
@@ -216,7 +185,7 @@ class SystemTimerReaperTest {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             return false;
         });
-        SystemTimerReaper reaper = new SystemTimerReaper("named-reaper", timer).start();
+        SystemTimerReaper reaper = SystemTimerReaper.start("named-reaper", timer);
         toClose.add(reaper);
 
         assertThat(seen.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
@@ -239,7 +208,7 @@ class SystemTimerReaperTest {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                     return false;
                 });
-        SystemTimerReaper reaper = new SystemTimerReaper("survivor", timer).start();
+        SystemTimerReaper reaper = SystemTimerReaper.start("survivor", timer);
         toClose.add(reaper);
 
         assertThat(callsAfterFailures.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
@@ -254,7 +223,7 @@ class SystemTimerReaperTest {
     @Test
     void reaper_wrappedTimerClosedDirectly_threadStopsInsteadOfRetrying() throws Exception {
         SystemTimer timer = SystemTimer.builder("closed-under-reaper").build();
-        SystemTimerReaper reaper = new SystemTimerReaper("orphaned-reaper", timer).start();
+        SystemTimerReaper reaper = SystemTimerReaper.start("orphaned-reaper", timer);
         toClose.add(reaper);
 
         timer.close();
@@ -267,16 +236,107 @@ class SystemTimerReaperTest {
     }
 
     @Test
-    void addAdvanceClockAndSize_notStarted_delegateToTheTimer() throws Exception {
-        ManualTimer manual = new ManualTimer();
-        SystemTimerReaper reaper = new SystemTimerReaper("delegating", manual);
+    void addAdvanceClockAndSize_startedReaper_delegateToTheTimer() throws Exception {
+        Timer timer = parkingMock();
+        when(timer.size()).thenReturn(7);
+        SystemTimerReaper reaper = SystemTimerReaper.start("delegating", timer);
         toClose.add(reaper);
-        ExpiringTask task = new ExpiringTask(5).addTo(reaper);
+        ExpiringTask task = new ExpiringTask(5);
 
-        assertThat(reaper.size()).isEqualTo(1);
-        assertThat(reaper.advanceClock(5)).isTrue();
+        reaper.add(task);
+        reaper.advanceClock(3);
 
-        assertThat(task.runs.get()).isEqualTo(1);
-        assertThat(manual.size()).isZero();
+        verify(timer).add(task);
+        verify(timer).advanceClock(3);
+        assertThat(reaper.size()).isEqualTo(7);
+    }
+
+    @Test
+    void afterEachAdvance_runsOnTheReaperThreadAfterEveryAdvance() throws Exception {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        CountDownLatch threeRounds = new CountDownLatch(3);
+        Timer timer = mock(Timer.class);
+        when(timer.advanceClock(anyLong())).thenAnswer(invocation -> {
+            calls.add("advance");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            return false;
+        });
+        SystemTimerReaper reaper = SystemTimerReaper.start("purging", timer, () -> {
+            calls.add("after:" + Thread.currentThread().getName());
+            threeRounds.countDown();
+        });
+        toClose.add(reaper);
+
+        assertThat(threeRounds.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        reaper.close();
+
+        assertThat(calls.subList(0, 6)).containsExactly("advance", "after:purging", "advance", "after:purging",
+                "advance", "after:purging");
+    }
+
+    @Test
+    void afterEachAdvance_throwsAnExceptionThenAnError_isLoggedAndTheThreadKeepsAdvancing() throws Exception {
+        AtomicInteger rounds = new AtomicInteger();
+        CountDownLatch survived = new CountDownLatch(1);
+        Timer timer = parkingMock();
+        SystemTimerReaper reaper = SystemTimerReaper.start("policy-fails", timer, () -> {
+            int round = rounds.incrementAndGet();
+            if (round == 1) {
+                throw new IllegalStateException("expected by the test: policy failed");
+            }
+            if (round == 2) {
+                throw new AssertionError("expected by the test: policy failed with an Error");
+            }
+            survived.countDown();
+        });
+        toClose.add(reaper);
+
+        assertThat(survived.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(reaper.isAlive()).isTrue();
+        reaper.close();
+        verify(timer, atLeast(3)).advanceClock(SystemTimerReaper.WORK_TIMEOUT_MS);
+        verify(timer, times(1)).close();
+    }
+
+    @Test
+    void close_fromTheReaperThreadItself_doesNotWaitForItselfAndClosesTheTimerOnce() throws Exception {
+        CountingTimer timer = new CountingTimer(new SystemTimer("self-closed"));
+        CountDownLatch closed = new CountDownLatch(1);
+        SystemTimerReaper[] self = new SystemTimerReaper[1];
+        CountDownLatch started = new CountDownLatch(1);
+        SystemTimerReaper reaper = SystemTimerReaper.start("self-closing", timer, () -> {
+            awaitQuietly(started);
+            self[0].close();
+            closed.countDown();
+        });
+        self[0] = reaper;
+        started.countDown();
+
+        assertThat(closed.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("close returned on the reaper thread").isTrue();
+        reaper.close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+        while (reaper.isAlive() && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        assertThat(reaper.isAlive()).isFalse();
+        assertThat(timer.closes.get()).isEqualTo(1);
+    }
+
+    /** A mock timer whose advanceClock parks a millisecond, so that a reaper driving it does not spin. */
+    private static Timer parkingMock() throws InterruptedException {
+        Timer timer = mock(Timer.class);
+        when(timer.advanceClock(anyLong())).thenAnswer(invocation -> {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            return false;
+        });
+        return timer;
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(BOUND_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

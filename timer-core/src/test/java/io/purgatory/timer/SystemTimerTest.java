@@ -3,7 +3,9 @@ package io.purgatory.timer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +54,7 @@ class SystemTimerTest {
     }
 
     private SystemTimerReaper reaper(Timer timer) {
-        return closeLater(new SystemTimerReaper("test-reaper", timer).start());
+        return closeLater(SystemTimerReaper.start("test-reaper", timer));
     }
 
     /** A task that records where and when it ran, then counts its latch down. */
@@ -276,6 +278,26 @@ class SystemTimerTest {
         assertThat(timer.size()).isZero();
     }
 
+    @Test
+    void advanceClock_timeoutOnAManualClock_waitsInRealTimeThenADueTaskRunsOnceTheClockPassesIt() throws Exception {
+        ManualClock clock = new ManualClock();
+        SystemTimer timer = closeLater(SystemTimer.builder("manual-clock").clock(clock).executor(Runnable::run)
+                .errorHandler(recordingHandler).build());
+        LatchTask task = new LatchTask(30);
+        task.addTo(timer);
+
+        // a hang guard, not a timing assertion: the wait is bounded by real time, not by the manual clock
+        boolean processed = assertTimeoutPreemptively(Duration.ofSeconds(BOUND_SECONDS), () -> timer.advanceClock(50));
+
+        assertThat(processed).isFalse();
+        assertThat(task.runs.get()).isZero();
+        clock.advanceMillis(30);
+        assertThat(timer.advanceClock(0)).isTrue();
+        assertThat(task.runs.get()).isEqualTo(1);
+        assertThat(timer.size()).isZero();
+        assertThat(failures).isEmpty();
+    }
+
     // ---- executors and failures ----
 
     @Test
@@ -409,7 +431,8 @@ class SystemTimerTest {
     @Test
     void close_fromATaskOnTheDrivingThread_cancelsLaterTicksWhileItsOwnRunFinishes() throws Exception {
         ManualClock clock = new ManualClock();
-        SystemTimer timer = closeLater(SystemTimer.builder("direct-close").clock(clock).executor(Runnable::run).build());
+        SystemTimer timer = closeLater(SystemTimer.builder("direct-close").clock(clock).executor(Runnable::run)
+                .build());
         List<LatchTask> sameTick = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             LatchTask task = new LatchTask(3);

@@ -140,7 +140,8 @@ class TimerEdgeCaseTest {
 
     @Test
     void advanceClock_manualClockNothingDueZeroTimeout_returnsFalseAtOnce() throws InterruptedException {
-        try (SystemTimer timer = SystemTimer.builder("zero-wait").clock(new ManualClock()).executor(Runnable::run).build()) {
+        try (SystemTimer timer = SystemTimer.builder("zero-wait").clock(new ManualClock()).executor(Runnable::run)
+                .build()) {
             timer.add(new CountingTask(5));
 
             assertThat(timer.advanceClock(0)).isFalse();
@@ -180,19 +181,9 @@ class TimerEdgeCaseTest {
     // ---- SystemTimerReaper ----
 
     @Test
-    void advanceClock_reaperNotStartedNothingDue_delegatesFalse() throws InterruptedException {
-        ManualTimer timer = new ManualTimer();
-        try (SystemTimerReaper reaper = new SystemTimerReaper("delegate", timer)) {
-            assertThat(reaper.advanceClock(5)).isFalse();
-            timer.add(new CountingTask(1));
-            assertThat(reaper.advanceClock(5)).isTrue();
-        }
-    }
-
-    @Test
     void close_reaperBlockedInsideItsTimer_interruptsItAndReturnsWithTheFlagClear() throws Exception {
         BlockingTimer timer = new BlockingTimer(false);
-        SystemTimerReaper reaper = new SystemTimerReaper("blocked", timer).start();
+        SystemTimerReaper reaper = SystemTimerReaper.start("blocked", timer);
         TimerEdgeCaseTest.await(timer.entered, "the reaper entered advanceClock");
 
         reaper.close(); // would wait forever for a thread that is never interrupted
@@ -205,7 +196,7 @@ class TimerEdgeCaseTest {
     @Test
     void close_callerInterruptedWhileWaiting_stillWaitsForTheThreadAndRestoresTheFlag() throws Exception {
         BlockingTimer timer = new BlockingTimer(false);
-        SystemTimerReaper reaper = new SystemTimerReaper("interrupted-closer", timer).start();
+        SystemTimerReaper reaper = SystemTimerReaper.start("interrupted-closer", timer);
         TimerEdgeCaseTest.await(timer.entered, "the reaper entered advanceClock");
 
         Thread.currentThread().interrupt(); // the join inside close is interrupted at once
@@ -220,8 +211,7 @@ class TimerEdgeCaseTest {
     void reaper_timerKeepsThrowing_backsOffBetweenRetries() throws Exception {
         BlockingTimer timer = new BlockingTimer(true);
         try (LogCapture log = new LogCapture(SystemTimerReaper.class);
-             SystemTimerReaper reaper = new SystemTimerReaper("backoff", timer)) {
-            reaper.start();
+             SystemTimerReaper reaper = SystemTimerReaper.start("backoff", timer)) {
             Thread thread = findThread("backoff");
             assertThat(thread).isNotNull();
 
@@ -238,8 +228,7 @@ class TimerEdgeCaseTest {
     void reaper_wrappedTimerClosedDirectly_warnsAndStops() throws Exception {
         SystemTimer timer = SystemTimer.builder("closed-under").executor(Runnable::run).build();
         try (LogCapture log = new LogCapture(SystemTimerReaper.class);
-             SystemTimerReaper reaper = new SystemTimerReaper("closed-under-reaper", timer)) {
-            reaper.start();
+             SystemTimerReaper reaper = SystemTimerReaper.start("closed-under-reaper", timer)) {
 
             timer.close();
 

@@ -31,7 +31,8 @@ class TimerInvariantCheckerTest {
 
     @Test
     void checkInvariants_systemTimerAfterADrain_returnsHowManyAreLinked() throws InterruptedException {
-        try (SystemTimer system = SystemTimer.builder("linked").clock(new ManualClock()).executor(Runnable::run).build()) {
+        try (SystemTimer system = SystemTimer.builder("linked").clock(new ManualClock()).executor(Runnable::run)
+                .build()) {
             system.add(new CountingTask(5));
             system.add(new CountingTask(500));
 

@@ -7,67 +7,62 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The task's state word shared with subclasses (TimerTask T5), and the bounded inbox
- * (TimerEngine E7): every transition of the timer's bits keeps the subclass's bits, every change
- * of the subclass's bits keeps the timer's, and a batch of pushes with no driver running is
- * drained by the pushing thread.
+ * The task's state word (TimerTask T1, T2) through every transition, and the bounded inbox
+ * (TimerEngine E7): a batch of pushes with no driver running is drained by the pushing thread.
  */
 class TimerStateWordTest {
 
-    private static final int ALL_EXTENSION_BITS = 0xFF_FFFF;
-
     @Test
-    void compareAndSetExtensionBits_expectedValue_setsAll24BitsAndLeavesTheTimersBits() {
+    void state_throughEveryTransition_isTheLifecycleWithTheInboxBitWhilePushed() {
         ManualTimer timer = new ManualTimer();
-        ExtendedTask task = new ExtendedTask(5);
-        timer.add(task);
-        int timerBits = task.state();
+        CountingTask scheduled = new CountingTask(5);
+        CountingTask cancelled = new CountingTask(5);
+        CountingTask immediate = new CountingTask(0);
+        assertThat(scheduled.state()).isEqualTo(TimerTask.NEW);
 
-        assertThat(task.bits()).isZero();
-        assertThat(task.casBits(1, 2)).as("not the current value").isFalse();
-        assertThat(task.casBits(0, ALL_EXTENSION_BITS)).isTrue();
-
-        assertThat(task.bits()).isEqualTo(ALL_EXTENSION_BITS);
-        assertThat(task.state()).as("(T5) the timer's bits are untouched").isEqualTo(timerBits);
-        assertThat(task.casBits(ALL_EXTENSION_BITS, 0x80_0001)).isTrue();
-        assertThat(task.bits()).isEqualTo(0x80_0001);
-        assertThat(task.state()).isEqualTo(timerBits);
-    }
-
-    @Test
-    void extensionBits_throughEveryTimerTransition_areCarriedOverUnchanged() {
-        ManualTimer timer = new ManualTimer();
-        ExtendedTask scheduled = new ExtendedTask(5);
-        ExtendedTask cancelled = new ExtendedTask(5);
-        ExtendedTask immediate = new ExtendedTask(0);
-        List<ExtendedTask> tasks = List.of(scheduled, cancelled, immediate);
-        for (ExtendedTask t : tasks) {
-            assertThat(t.casBits(0, 0xABCDEF)).isTrue();
-        }
-
-        timer.add(scheduled); // NEW -> SCHEDULED, on the inbox
+        timer.add(scheduled);
+        assertThat(scheduled.state()).as("(T2) on the inbox").isEqualTo(TimerTask.SCHEDULED | TimerTask.IN_INBOX);
         timer.add(cancelled);
-        timer.add(immediate); // NEW -> EXPIRED, run inside add
+        timer.add(immediate); // NEW -> EXPIRED, run inside add; nothing for the driver
+        assertThat(immediate.state()).isEqualTo(TimerTask.EXPIRED);
         timer.advanceClock(0); // off the inbox, into a bucket
+        assertThat(scheduled.state()).isEqualTo(TimerTask.SCHEDULED);
         assertThat(cancelled.cancel()).isTrue(); // SCHEDULED -> CANCELLED, on the inbox again
-        timer.add(scheduled); // a reschedule
+        assertThat(cancelled.state()).isEqualTo(TimerTask.CANCELLED | TimerTask.IN_INBOX);
+        timer.add(scheduled); // a reschedule, on the inbox
+        assertThat(scheduled.state()).isEqualTo(TimerTask.SCHEDULED | TimerTask.IN_INBOX);
         timer.advanceClock(5); // SCHEDULED -> EXPIRED by the driver
 
-        assertThat(tasks).allSatisfy(t -> assertThat(t.bits()).as("%s", t).isEqualTo(0xABCDEF));
         assertThat(scheduled.state()).isEqualTo(TimerTask.EXPIRED);
         assertThat(cancelled.state()).isEqualTo(TimerTask.CANCELLED);
-        assertThat(immediate.state()).isEqualTo(TimerTask.EXPIRED);
-        assertThat(scheduled.runs).isEqualTo(1);
-        assertThat(cancelled.runs).isZero();
+        assertThat(scheduled.runs()).isEqualTo(1);
+        assertThat(cancelled.runs()).isZero();
+        assertThat(immediate.runs()).isEqualTo(1);
         assertThat(cancelled.isCancelled()).isTrue();
         assertThat(scheduled.cancel()).as("a task that ran is not cancellable").isFalse();
 
-        ExtendedTask closing = new ExtendedTask(5);
-        assertThat(closing.casBits(0, 0x123456)).isTrue();
+        CountingTask closing = new CountingTask(5);
         timer.add(closing);
         timer.close(); // SCHEDULED -> CANCELLED by the close
-        assertThat(closing.bits()).isEqualTo(0x123456);
         assertThat(closing.state()).isEqualTo(TimerTask.CANCELLED);
+        assertThat(timer.checkInvariants()).isZero();
+    }
+
+    @Test
+    void moveTo_reportsMustPushOnlyWhenItSetTheInboxBit() {
+        TimerTask task = new CountingTask(5);
+
+        assertThat(task.moveTo(TimerTask.SCHEDULED)).as("NEW -> SCHEDULED sets the bit")
+                .isEqualTo(TimerTask.NEW | TimerTask.MUST_PUSH);
+        assertThat(task.moveTo(TimerTask.SCHEDULED)).as("already on the inbox: no second push")
+                .isEqualTo(TimerTask.SCHEDULED | TimerTask.IN_INBOX);
+        assertThat(task.leaveInbox()).isEqualTo(TimerTask.SCHEDULED);
+        assertThat(task.moveTo(TimerTask.EXPIRED)).as("may be linked: the driver must unlink it")
+                .isEqualTo(TimerTask.SCHEDULED | TimerTask.MUST_PUSH);
+        assertThat(task.leaveInbox()).isEqualTo(TimerTask.EXPIRED);
+        assertThat(task.moveTo(TimerTask.EXPIRED)).as("never linked: nothing for the driver")
+                .isEqualTo(TimerTask.EXPIRED);
+        assertThat(task.state()).isEqualTo(TimerTask.EXPIRED);
     }
 
     @Test
@@ -93,27 +88,5 @@ class TimerStateWordTest {
         timer.advanceClock(100);
         assertThat(tasks).allSatisfy(t -> assertThat(t.runs()).isEqualTo(1));
         assertThat(next.runs()).isEqualTo(1);
-    }
-
-    /** A task that keeps 24 bits of its own in the state word. */
-    private static final class ExtendedTask extends TimerTask {
-        int runs;
-
-        ExtendedTask(long delayMs) {
-            super(delayMs);
-        }
-
-        @Override
-        public void run() {
-            runs++;
-        }
-
-        int bits() {
-            return extensionBits();
-        }
-
-        boolean casBits(int expected, int update) {
-            return compareAndSetExtensionBits(expected, update);
-        }
     }
 }

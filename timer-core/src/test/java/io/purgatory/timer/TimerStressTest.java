@@ -59,7 +59,7 @@ class TimerStressTest {
                 .errorHandler((task, error) -> {
                     throw new AssertionError("no stress task throws", error);
                 }).build();
-        SystemTimerReaper reaper = new SystemTimerReaper("stress-reaper", timer).start();
+        SystemTimerReaper reaper = SystemTimerReaper.start("stress-reaper", timer);
         Workload workload = new Workload(timer, opsPerThread, 20, TimeUnit.MINUTES.toMillis(10));
         try {
             workload.run();
