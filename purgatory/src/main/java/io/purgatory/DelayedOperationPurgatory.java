@@ -2,6 +2,7 @@ package io.purgatory;
 
 import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.timer.Clock;
+import io.purgatory.timer.SystemTimerReaper;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
@@ -45,7 +46,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     private final Timer timer;
     private final boolean ownsTimer;
     private final ExecutorService ownedExecutor;
-    private final ExpiredOperationReaper reaper;
+    /** Null until the first submission starts it (reaperEnabled), and again never once closed. */
+    private volatile SystemTimerReaper reaper;
+    private final Timer reaperTimer;
     private final Clock clock;
     private final int maxPending;
     private final AtomicInteger admitted;
@@ -78,7 +81,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         this.ownedExecutor = setup.ownedExecutor();
         this.clock = setup.clock();
         this.purgePolicy = new PurgePolicy(name, shards, counters, clock, b.purgeInterval);
-        this.reaper = b.reaperEnabled ? new ExpiredOperationReaper(name, timer, purgePolicy) : null;
+        this.reaperTimer = b.reaperEnabled ? setup.reaperTimer() : null;
         this.maxPending = b.maxPending;
         this.admitted = b.maxPending > 0 ? new AtomicInteger() : null;
         this.closePolicy = b.closePolicy;
@@ -130,8 +133,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             throw failure;
         }
         boolean completed = OperationState.release(operation, this, scope); // retries asked, a settle made meanwhile
-        if (reaper != null) {
-            reaper.start();
+        if (reaperTimer != null && reaper == null) {
+            startReaper();
         }
         return completed;
     }
@@ -270,8 +273,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     private void closeNow() {
-        if (reaper != null) {
-            reaper.close();
+        SystemTimerReaper started;
+        synchronized (reaperTimer == null ? this : reaperTimer) {
+            started = reaper;
+        }
+        if (started != null) {
+            started.close(); // stops its thread at once; closes the timer it drives, never one passed in
         }
         Outcome outcome = closeOutcome();
         for (WatcherList shard : shards) {
@@ -351,7 +358,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
     }
 
-    ExpiredOperationReaper reaper() {
+    SystemTimerReaper reaper() {
         return reaper;
     }
 
@@ -360,6 +367,15 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     // ---- internals ----
+
+    /** Starts the reaper thread {@code ExpirationReaper-<name>} once, unless the purgatory closed meanwhile. */
+    private void startReaper() {
+        synchronized (reaperTimer) {
+            if (reaper == null && !closed.get()) {
+                reaper = SystemTimerReaper.start("ExpirationReaper-" + name, reaperTimer, purgePolicy);
+            }
+        }
+    }
 
     private WatcherList shardFor(Object key) {
         int h = key.hashCode();

@@ -7,6 +7,8 @@ import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerGeometry;
+import io.purgatory.timer.TimerTask;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -40,8 +42,7 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
     OperationErrorHandler errorHandler = OperationErrorHandler.logging();
     MeterRegistry meterRegistry;
     private Timer timer;
-    private long tickMs = 1;
-    private int wheelSize = 20;
+    private TimerGeometry geometry = TimerGeometry.DEFAULT;
     private boolean geometrySet;
     private Executor expirationExecutor;
     private Clock clock;
@@ -63,22 +64,19 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return this;
     }
 
-    /** Tick of the purgatory's own timer, in ms (default 1). */
+    /** Tick of the purgatory's own timer, in ms (default 1; bounds as {@link TimerGeometry}'s). */
     public PurgatoryBuilder<T> tickMs(long tickMs) {
-        if (tickMs < 1) {
-            throw new IllegalArgumentException("tickMs must be >= 1: " + tickMs);
-        }
-        this.tickMs = tickMs;
-        this.geometrySet = true;
-        return this;
+        return geometry(geometry.withTickMs(tickMs));
     }
 
-    /** Buckets per wheel of the purgatory's own timer (default 20). */
+    /** Buckets per wheel of the purgatory's own timer (default 20; bounds as {@link TimerGeometry}'s). */
     public PurgatoryBuilder<T> wheelSize(int wheelSize) {
-        if (wheelSize < 2) {
-            throw new IllegalArgumentException("wheelSize must be >= 2: " + wheelSize);
-        }
-        this.wheelSize = wheelSize;
+        return geometry(geometry.withWheelSize(wheelSize));
+    }
+
+    /** Tick and wheel size of the purgatory's own timer (default {@link TimerGeometry#DEFAULT}). */
+    public PurgatoryBuilder<T> geometry(TimerGeometry geometry) {
+        this.geometry = Objects.requireNonNull(geometry, "geometry");
         this.geometrySet = true;
         return this;
     }
@@ -172,19 +170,24 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return new DelayedOperationPurgatory<>(this);
     }
 
-    /** The timer the purgatory uses, whether it owns it, and the clock of its durations. */
-    record TimerSetup(Timer timer, boolean owned, ExecutorService ownedExecutor, Clock clock) {
+    /**
+     * The timer the purgatory uses (null if none), whether it owns it, the timer its reaper drives
+     * and closes (the own timer; a view of a given timer that does not close it; an idle timer when
+     * there is none, so the purge policy still runs), and the clock of its durations.
+     */
+    record TimerSetup(Timer timer, boolean owned, ExecutorService ownedExecutor, Timer reaperTimer, Clock clock) {
     }
 
     /** {@code errorHandler} is given to the purgatory's own timer, if it makes one. */
     TimerSetup timerSetup(TaskErrorHandler errorHandler) {
         if (timer != null) {
             Clock c = clock != null ? clock : timer instanceof ManualTimer m ? m.clock() : Clock.system();
-            return new TimerSetup(timer, false, null, c);
+            return new TimerSetup(timer, false, null, new Unclosed(timer), c);
         }
         Clock c = clock != null ? clock : Clock.system();
         if (!timerEnabled) {
-            return new TimerSetup(null, false, null, c);
+            Timer idle = SystemTimer.builder(name).clock(c).executor(Runnable::run).build();
+            return new TimerSetup(null, false, null, idle, c);
         }
         ExecutorService owned = null;
         Executor executor = expirationExecutor;
@@ -193,8 +196,30 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
                     TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), DaemonThreads.factory(name + "-expiration"));
             executor = owned;
         }
-        SystemTimer own = SystemTimer.builder(name).tickMs(tickMs).wheelSize(wheelSize).clock(c)
+        SystemTimer own = SystemTimer.builder(name).geometry(geometry).clock(c)
                 .executor(executor).errorHandler(errorHandler).build();
-        return new TimerSetup(own, true, owned, c);
+        return new TimerSetup(own, true, owned, own, c);
+    }
+
+    /** A timer passed in, as the reaper sees it: driven, never closed (its owner closes it). */
+    private record Unclosed(Timer timer) implements Timer {
+        @Override
+        public void add(TimerTask task) {
+            timer.add(task);
+        }
+
+        @Override
+        public boolean advanceClock(long timeoutMs) throws InterruptedException {
+            return timer.advanceClock(timeoutMs);
+        }
+
+        @Override
+        public int size() {
+            return timer.size();
+        }
+
+        @Override
+        public void close() {
+        }
     }
 }

@@ -409,7 +409,7 @@ class BadInputCatalogueTest {
             assertThat(p.numDelayed()).isEqualTo(1);
         }
         assertThatThrownBy(() -> DelayedOperationPurgatory.builder("edges").wheelSize(1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("wheelSize must be >= 2: 1");
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("wheelSize must be between 2 and 65536: 1");
         assertThatThrownBy(() -> DelayedOperationPurgatory.builder("edges").maxPending(-1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageEndingWith(": -1");
     }

@@ -143,7 +143,7 @@ class FaultInterruptTest {
 
         assertThat(closer.isAlive()).isFalse();
         assertThat(flagAfterClose).as("the interrupt is restored").isTrue();
-        assertThat(p.reaper().isAlive()).isFalse();
+        assertThat(TestThreads.reaperAlive(p)).isFalse();
         assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
     }
 
@@ -223,7 +223,7 @@ class FaultInterruptTest {
                 ReliabilitySupport.await(op.settled, "expiration on the reaper");
                 assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-reaper-interrupting");
             }
-            assertThat(p.reaper().isAlive()).isTrue();
+            assertThat(TestThreads.reaperAlive(p)).isTrue();
             assertThat(rejections.events()).hasSize(30);
         }
     }

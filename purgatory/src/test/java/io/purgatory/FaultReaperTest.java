@@ -25,7 +25,7 @@ class FaultReaperTest {
     @Test
     void reaper_timerThrowsOnce_logsItAndKeepsExpiring() throws Exception {
         try (SystemTimer system = SystemTimer.builder("throws-once").executor(Runnable::run).build();
-             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(ExpiredOperationReaper.class)) {
+             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.SystemTimerReaper.class)) {
             FaultyTimer timer = new FaultyTimer(system, 1);
             try (DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("throws-once-p")
                     .timer(timer).build()) {
@@ -35,10 +35,10 @@ class FaultReaperTest {
                 ReliabilitySupport.await(op.settled, "the expiration after the failure");
 
                 assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
-                assertThat(p.reaper().isAlive()).isTrue();
+                assertThat(TestThreads.reaperAlive(p)).isTrue();
                 assertThat(log.events()).singleElement().satisfies(e -> {
                     assertThat(e.getLevel()).isEqualTo(Level.ERROR);
-                    assertThat(e.getFormattedMessage()).contains("'throws-once-p'", "carrying on");
+                    assertThat(e.getFormattedMessage()).contains("'ExpirationReaper-throws-once-p'", "retrying");
                 });
             }
         }
@@ -47,7 +47,7 @@ class FaultReaperTest {
     @Test
     void reaper_timerKeepsThrowing_backsOffBetweenAttempts() throws Exception {
         try (SystemTimer system = SystemTimer.builder("throws-always").executor(Runnable::run).build();
-             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(ExpiredOperationReaper.class);
+             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.SystemTimerReaper.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("throws-always-p")
                      .timer(new FaultyTimer(system, Integer.MAX_VALUE)).build()) {
             p.tryCompleteElseWatch(new HookOp(60_000), List.of("k"));
@@ -64,7 +64,7 @@ class FaultReaperTest {
     @Test
     void reaper_timerClosedUnderIt_warnsStopsAndTheOperationsAreStillSettled() throws Exception {
         SystemTimer system = SystemTimer.builder("closed-under").executor(Runnable::run).build();
-        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(ExpiredOperationReaper.class)) {
+        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.SystemTimerReaper.class)) {
             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("closed-under-p")
                     .timer(system).build();
             HookOp waiting = new HookOp(60_000);
@@ -72,10 +72,10 @@ class FaultReaperTest {
 
             system.close(); // behind the purgatory's back: the pending timer entry is cancelled
 
-            ReliabilitySupport.awaitCondition("the reaper stopped", () -> !p.reaper().isAlive());
+            ReliabilitySupport.awaitCondition("the reaper stopped", () -> !TestThreads.reaperAlive(p));
             assertThat(log.events()).singleElement().satisfies(e -> {
                 assertThat(e.getLevel()).isEqualTo(Level.WARN);
-                assertThat(e.getFormattedMessage()).contains("'closed-under-p'", "closed directly");
+                assertThat(e.getFormattedMessage()).contains("'ExpirationReaper-closed-under-p'", "closed directly");
             });
             HookOp late = new HookOp(60_000);
             assertThat(p.tryCompleteElseWatch(late, List.of("k"))).as("not completed by the call").isFalse();
@@ -104,7 +104,7 @@ class FaultReaperTest {
 
             p.close(); // a reaper that is never interrupted would keep close() waiting forever
 
-            assertThat(p.reaper().isAlive()).isFalse();
+            assertThat(TestThreads.reaperAlive(p)).isFalse();
             assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
             assertThat(Thread.currentThread().isInterrupted()).isFalse();
         }
@@ -120,7 +120,7 @@ class FaultReaperTest {
             assertThat(reaper).isNotNull();
 
             ReliabilitySupport.awaitCondition("the reaper parked",
-                    () -> LockSupport.getBlocker(reaper) == p.reaper());
+                    () -> reaper.getState() == Thread.State.TIMED_WAITING);
 
             assertThat(op.isCompleted()).as("without a timer nothing expires").isFalse();
         }

@@ -75,7 +75,7 @@ class LifecycleTest {
     @Test
     void reaper_beforeFirstSubmission_isNotStarted() {
         try (DelayedOperationPurgatory<MockOperation> p = new DelayedOperationPurgatory<>("lazy-reaper")) {
-            assertThat(p.reaper().isAlive()).isFalse();
+            assertThat(TestThreads.reaperAlive(p)).isFalse();
             assertThat(TestThreads.findThread("ExpirationReaper-lazy-reaper")).isNull();
         }
     }
@@ -84,15 +84,15 @@ class LifecycleTest {
     void close_reaperRunning_stopsTheDaemonReaperThreadBeforeReturning() {
         DelayedOperationPurgatory<MockOperation> p = new DelayedOperationPurgatory<>("reaped");
         p.tryCompleteElseWatch(new MockOperation(100_000), List.of("k"));
-        assertThat(p.reaper().threadName()).isEqualTo("ExpirationReaper-reaped");
-        assertThat(p.reaper().isAlive()).isTrue();
+        assertThat(TestThreads.findThread("ExpirationReaper-reaped")).isNotNull();
+        assertThat(TestThreads.reaperAlive(p)).isTrue();
         Thread reaper = TestThreads.findThread("ExpirationReaper-reaped");
         assertThat(reaper).isNotNull();
         assertThat(reaper.isDaemon()).isTrue();
 
         p.close();
 
-        assertThat(p.reaper().isAlive()).isFalse();
+        assertThat(TestThreads.reaperAlive(p)).isFalse();
         assertThat(reaper.isAlive()).isFalse();
     }
 
@@ -251,8 +251,8 @@ class LifecycleTest {
             first.close();
             second.close();
 
-            assertThat(first.reaper().isAlive()).isFalse();
-            assertThat(second.reaper().isAlive()).isFalse();
+            assertThat(TestThreads.reaperAlive(first)).isFalse();
+            assertThat(TestThreads.reaperAlive(second)).isFalse();
             MockOperation later = new MockOperation(1);
             shared.add(later); // still open
             assertThat(shared.size()).isEqualTo(1);

@@ -144,9 +144,10 @@ class PurgatoryBuilderTest {
     void build_defaults_ownSystemTimerIsClosedWithThePurgatory() {
         DelayedOperationPurgatory<MockOperation> p = new DelayedOperationPurgatory<>("defaults");
         assertThat(p.timer()).isInstanceOf(SystemTimer.class);
-        assertThat(p.reaper()).isNotNull();
+        assertThat(p.reaper()).as("no thread before the first submission").isNull();
         MockOperation op = new MockOperation(100_000);
         p.tryCompleteElseWatch(op, List.of("k"));
+        assertThat(p.reaper()).isNotNull();
         op.completable = true;
         assertThat(p.checkAndComplete("k")).isEqualTo(1);
 

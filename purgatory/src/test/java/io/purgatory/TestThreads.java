@@ -118,6 +118,12 @@ final class TestThreads {
         return sb.toString();
     }
 
+    /** True iff the reaper thread of {@code purgatory} ({@code ExpirationReaper-<name>}) is alive. */
+    static boolean reaperAlive(DelayedOperationPurgatory<?> purgatory) {
+        Thread reaper = findThread("ExpirationReaper-" + purgatory.name());
+        return reaper != null && reaper.isAlive();
+    }
+
     /** The live thread named {@code name}, or null. */
     static Thread findThread(String name) {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
