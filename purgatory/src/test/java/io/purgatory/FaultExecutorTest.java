@@ -160,6 +160,50 @@ class FaultExecutorTest {
         }
     }
 
+    /**
+     * Issue 17, defect 1, at the purgatory's level: an Error from the expiration executor (a
+     * ThreadPoolExecutor that cannot start a worker throws OutOfMemoryError) loses no expiration.
+     * Before the fix, 1 to 7 of 300 operations never expired and nothing was counted.
+     */
+    @Test
+    void expirationExecutor_throwsAnErrorOnce_everyOperationStillExpiresOnceAndTheRefusalIsCounted() {
+        io.purgatory.timer.ManualClock clock = new io.purgatory.timer.ManualClock();
+        boolean[] thrown = {false};
+        Executor failsOnce = command -> {
+            if (!thrown[0]) {
+                thrown[0] = true;
+                throw new OutOfMemoryError("unable to create native thread");
+            }
+            command.run();
+        };
+        int n = 300;
+        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("error-once")
+                     .clock(clock).expirationExecutor(failsOnce).reaperEnabled(false).build()) {
+            List<HookOp> ops = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                HookOp op = new HookOp(10);
+                p.tryCompleteElseWatch(op, List.of("k" + (i % 7)));
+                ops.add(op);
+            }
+
+            clock.advance(20, TimeUnit.MILLISECONDS);
+            try {
+                p.timer().advanceClock(0);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+
+            assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).isEqualTo("1,1,0"));
+            assertThat(p.numDelayed()).isZero();
+            assertThat(p.timer().size()).isZero();
+            assertThat(p.stats().expired()).isEqualTo(n);
+            assertThat(p.stats().expirationsRefused()).as("each task of the refused hand-off").isPositive();
+            assertThat(timerLog.events()).hasSize((int) p.stats().expirationsRefused());
+            p.checkInvariants();
+        }
+    }
+
     private static List<HookOp> submitExpiring(DelayedOperationPurgatory<HookOp> p, int n) {
         List<HookOp> ops = new ArrayList<>();
         for (int i = 0; i < n; i++) {
