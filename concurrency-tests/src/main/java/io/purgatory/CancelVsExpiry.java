@@ -11,7 +11,7 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
 
 /**
  * {@link DelayedOperation#cancel()} races the expiry of the same watched operation (another
- * thread advances the {@link ManualTimer} to its deadline). Settled exactly once (D1): onCancel
+ * thread advances the {@link ManualTimer} to its deadline). Settled exactly once (O1): onCancel
  * alone, or onComplete then onExpiration, never both; it leaves its key and the timer either way.
  * Result: (cancel returned true, outcome, callbacks, leftovers) as in {@link RaceOperation}.
  */

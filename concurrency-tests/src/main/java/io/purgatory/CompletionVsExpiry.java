@@ -11,7 +11,7 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
 /**
  * Completion races expiry: one thread makes the operation completable and calls
  * {@code checkAndComplete} (or {@code forceComplete}) while another advances the timer to its
- * deadline. Exactly one settles it (D1), and {@code onExpiration} runs only if it expired.
+ * deadline. Exactly one settles it (O1), and {@code onExpiration} runs only if it expired.
  * Result: (the completing call's result, outcome, callbacks, leftovers) as in {@link RaceOperation}.
  */
 public class CompletionVsExpiry {

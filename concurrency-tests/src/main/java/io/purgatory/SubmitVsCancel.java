@@ -14,7 +14,7 @@ import org.openjdk.jcstress.infra.results.IIIII_Result;
  * {@code tryCompleteElseWatch} races a {@code cancel()} of the same operation on a purgatory
  * with {@code maxPending(1)}. The operation is cancelled exactly once, whenever the cancel lands;
  * the submission is refused (already settled) or accepted and then undone; and in every case the
- * admission slot is free again afterwards (DelayedOperation D6). Result: (submission: -1 refused,
+ * admission slot is free again afterwards (O4). Result: (submission: -1 refused,
  * 0 accepted; outcome; callbacks; leftovers; 1 if a fresh operation is then admitted).
  */
 @JCStressTest

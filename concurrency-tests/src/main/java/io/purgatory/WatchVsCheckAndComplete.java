@@ -10,7 +10,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.IIIII_Result;
 
 /**
- * No lost wake-up (WatcherList S3): {@code tryCompleteElseWatch(op, keys)} races a thread that
+ * No lost wake-up (K6): {@code tryCompleteElseWatch(op, keys)} races a thread that
  * makes {@code op} completable and then calls {@code checkAndComplete(key)}. Whatever the
  * interleaving, one of the two completes it: the submission's second try sees the state change,
  * or the check sees the operation on the key. A pending operation at the end is the lost

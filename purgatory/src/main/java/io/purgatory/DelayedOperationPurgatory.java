@@ -139,7 +139,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return completed;
     }
 
-    /** Kafka's four steps, with the submission's claim held (OperationState O2, O5). */
+    /** Kafka's four steps, with the submission's claim held: no other thread tries the operation meanwhile. */
     private void submitClaimed(DelayedOperation operation, Object[] keys, TryScope scope) {
         OperationState.tryOnce(operation, this, scope); // 1. try
         if (operation.isCompleted()) {
@@ -297,7 +297,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     // ---- called by the operations' settles and callbacks ----
 
-    /** A submitted operation was settled (OperationState O4): off every list and the timer, counted. */
+    /** A submitted operation was settled: off every list and the timer, counted; its callbacks run next. */
     void onSettled(DelayedOperation operation, Outcome outcome, long state) {
         release();
         if (timer != null) {

@@ -17,7 +17,7 @@ final class PurgatoryCounters {
      * (C2) entries = pending + extraEntries, where extraEntries sums (keys - 1) over the pending
      *      operations: a single-key operation never touches it.
      * (C3) keys = keyLists - emptyLists: emptyLists counts the empty lists still in the shards'
-     *      maps (kept for reuse or lingering, WatcherList K5), lingeringLists the latter alone.
+     *      maps (kept for reuse, or lingering because a key's removal failed), lingeringLists the latter alone.
      * Sums taken while others update may be momentarily off by the updates in flight (as any
      * LongAdder sum); the readers clamp at 0. In quiescence they are exact.
      */

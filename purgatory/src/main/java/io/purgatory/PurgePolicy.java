@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * keeps for reuse (at most once a second: hot keys are re-created a few times a second at most,
  * and lists of keys that never return are gone within about a second) and, once
  * {@code purgeInterval} operations have settled, lingering ones whose key's hashCode or equals
- * threw or changed (WatcherList K5). Confined to the reaper thread (or a test's).
+ * threw or changed. Confined to the reaper thread (or a test's).
  */
 final class PurgePolicy implements Runnable {
 

@@ -73,7 +73,7 @@ final class WatcherList {
         watchers.link(op);
     }
 
-    /** Unlinks every node of {@code op} (K2, K3); returns how many were linked. */
+    /** Unlinks every node of {@code op} and forgets them; returns how many were linked. */
     static int unwatchAll(DelayedOperation op) {
         int unlinked = 0;
         Watchers first = op.watchers;
@@ -198,7 +198,7 @@ final class WatcherList {
         return purged;
     }
 
-    /** Checks (K1)-(K5) (tests, in quiescence); returns {linked nodes, non-empty keys}. */
+    /** Checks each list's links and (K5) (tests, in quiescence); returns {linked nodes, non-empty keys}. */
     synchronized long[] checkInvariants() {
         long linked = 0;
         long keys = 0;

@@ -28,7 +28,7 @@ final class Watchers {
     private WatchLink head;
     private WatchLink tail;
     private int size;
-    /** Empty, and still mapped because its removal failed (WatcherList K5). */
+    /** Empty, and still mapped because its removal failed; guarded by the shard's lock. */
     boolean lingering;
 
     Watchers(Object key, WatcherList shard) {

@@ -33,7 +33,7 @@ class BadInputCatalogueTest {
         timer.close();
     }
 
-    // ---- keys whose hashCode or equals changes or throws after watching (WatcherList S1) ----
+    // ---- keys whose hashCode or equals changes or throws after watching (K5) ----
 
     @Test
     void watchedKey_hashCodeChangesThenTheOperationExpires_itExpiresAndAPurgeSweepsTheKeysEntry() {
@@ -130,7 +130,7 @@ class BadInputCatalogueTest {
     }
 
     /**
-     * The key's emptied entry stays in its shard's map (S1) until a purge, which removes it by
+     * The key's emptied entry stays in its shard's map (K5) until a purge, which removes it by
      * iterator; the key is then collectable. The purge runs as the reaper would run it, a clock
      * second later.
      */

@@ -115,7 +115,7 @@ class DelayedOperationTest {
         purgatory.tryCompleteElseWatch(op, List.of("k"));
 
         boolean won;
-        synchronized (op) { // the caller's own use of the monitor is not a purgatory try (D3)
+        synchronized (op) { // the caller's own use of the monitor: the purgatory does not use it
             won = op.forceComplete();
             assertThat(op.callbacks()).as("onComplete ran inside forceComplete").containsExactly("onComplete");
         }
@@ -144,7 +144,7 @@ class DelayedOperationTest {
                 try {
                     inner.completable = true;
                     events.add("inner completed: " + purgatory.checkAndComplete("inner-key"));
-                    boolean won = forceComplete(); // after the nested try: still deferred to this try (D3)
+                    boolean won = forceComplete(); // after the nested try: still finished by this try (O4)
                     events.add("outer forceComplete returned " + won);
                     return won;
                 } finally {

@@ -9,10 +9,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * DelayedOperation D2/D3 when tries nest on one thread: a tryComplete that calls checkAndComplete
+ * The claim (O2-O4, O7) when tries nest on one thread: a tryComplete that calls checkAndComplete
  * reaches its own operation again, or another operation whose tryComplete settles the first. The
- * callbacks run once, after the outermost try of their operation, with none of its monitors held,
- * and exactly one checkAndComplete reports the completion.
+ * nested check asks the outer try for one more; the callbacks run once, after the outer try
+ * returns, and exactly one checkAndComplete reports the completion.
  */
 class NestedTryTest {
 

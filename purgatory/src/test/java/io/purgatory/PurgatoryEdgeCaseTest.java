@@ -70,7 +70,7 @@ class PurgatoryEdgeCaseTest {
 
         assertThat(first.outcome()).isEqualTo(Outcome.COMPLETED);
         assertThat(second.outcome()).isEqualTo(Outcome.CANCELLED);
-        assertThat(second.tries.get()).as("(D2) never tried once settled").isEqualTo(secondTriesBefore);
+        assertThat(second.tries.get()).as("(O2) never tried once settled").isEqualTo(secondTriesBefore);
         assertThat(second.callbackCounts()).isEqualTo("0,0,1");
         assertThat(p.watched()).isZero();
         p.close();

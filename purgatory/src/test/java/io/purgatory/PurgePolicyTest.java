@@ -10,7 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The purge policy the reaper runs after each advance (WatcherList S1), called here directly on a
+ * The purge policy the reaper runs after each advance (K5: kept and lingering empty lists), called here directly on a
  * manual clock: emptied key lists kept for reuse are swept once a clock second has passed since
  * the last purge; lingering lists (a full shard, and a key whose hash changed) once
  * {@code purgeInterval} operations have settled since the last purge, whatever their outcome.
