@@ -26,8 +26,10 @@ import io.purgatory.timer.TimerTask;
  * operation, or, if a try of it was running then, on that try's thread right after it returns.
  * A settle inside another operation's callback on the same thread runs its callbacks after that
  * callback returns, so chains of completions of any length run in bounded stack. Memory
- * consistency effects: actions in a thread prior to the call that settles an operation
- * happen-before its callbacks.
+ * consistency effects: actions in a {@code tryComplete} happen-before the operation's next
+ * {@code tryComplete} and its callbacks, and actions in a thread prior to the call that settles
+ * an operation happen-before its callbacks, so a subclass's own fields need no lock. The library
+ * never uses the operation's monitor.
  */
 public abstract class DelayedOperation extends TimerTask implements WatchLink {
 

@@ -209,6 +209,34 @@ class SeamDefectsTest {
     }
 
     @Test
+    void checkAndComplete_lastOperationOfItsListCancelledDuringTheCheck_operationsWatchedLaterAreNotTried() {
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("moving-tail")
+                .timerEnabled(false).reaperEnabled(false).build();
+        HookOp first = new HookOp(100);
+        HookOp middle = new HookOp(100);
+        HookOp last = new HookOp(100);
+        List<HookOp> later = new ArrayList<>();
+        for (HookOp op : List.of(first, middle, last)) {
+            p.tryCompleteElseWatch(op, List.of("k"));
+        }
+        first.tryHook = () -> {
+            first.tryHook = () -> { };
+            last.cancel(); // the list's last operation when the check began leaves it
+            for (int i = 0; i < 2; i++) {
+                HookOp op = new HookOp(100);
+                later.add(op);
+                p.tryCompleteElseWatch(op, List.of("k"));
+            }
+        };
+
+        p.checkAndComplete("k");
+
+        assertThat(later).allSatisfy(op -> assertThat(op.tries).as("only its submission's two tries").hasValue(2));
+        assertThat(middle.tries).hasValue(3);
+        p.close();
+    }
+
+    @Test
     void checkAndComplete_watchesAndCancelsRacingOnAKey_eachCheckTriesAtMostWhatTheListHeld() throws Exception {
         DelayedOperationPurgatory<Counted> p = DelayedOperationPurgatory.<Counted>builder("racing-check")
                 .timerEnabled(false).reaperEnabled(false).build();

@@ -50,7 +50,7 @@ public final class DelayedProduce extends DelayedOperation {
         this.onExpired = onExpired;
     }
 
-    /** Called under this operation's monitor: the status fields need no other guard. */
+    /** Tries run one at a time, each happening-before the next and the callbacks: the status needs no guard. */
     @Override
     protected boolean tryComplete() {
         boolean pending = false;
