@@ -40,19 +40,18 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
      * places on watch lists are Watchers', and its settle's bookkeeping is the purgatory's. The
      * fields below belong to those classes; no method a subclass can reach touches them.
      *
-     * Memory: the operation is its own timer entry (TimerTask) and its own node on its first key's
-     * watch list, so a pending single-key operation allocates nothing else.
+     * Memory: the operation is its own timer entry (TimerTask) and, watched on one key, its own
+     * node on that key's list, so a pending single-key operation allocates nothing else. Watched
+     * on several keys, it has a WatchNode on each instead, chained from watchNext (Watchers K3).
      */
 
     /** The operation's life in one word (OperationState); written by CAS only. */
     volatile long state;
-    /** The watch list of its first key while linked there, else null (Watchers). */
+    /** The watch list it is linked on itself (one key), else null (Watchers). */
     Watchers watchers;
-    /** Links on its first key's list, null while unlinked (Watchers). */
+    /** Its links on that list; on several keys, watchNext is its first WatchNode instead (Watchers). */
     WatchLink watchPrev;
     WatchLink watchNext;
-    /** Its nodes on its other keys' lists, chained (Watchers). */
-    WatchNode moreNodes;
 
     /**
      * Creates an operation that expires {@code delayMs} milliseconds after it is watched. Any

@@ -146,7 +146,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             return;
         }
         for (int i = 0; i < keys.length; i++) { // 2. watch
-            watchOne(operation, keys[i], i);
+            watchOne(operation, keys[i], i, keys.length == 1);
         }
         if (closed.get()) { // raced with close(), which may not have seen it: settle as close would
             OperationState.settle(operation, closeOutcome());
@@ -165,9 +165,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
     }
 
-    private void watchOne(DelayedOperation operation, Object key, int index) {
+    private void watchOne(DelayedOperation operation, Object key, int index, boolean alone) {
         try {
-            shardFor(key).watch(operation, key);
+            shardFor(key).watch(operation, key, alone);
         } catch (RuntimeException keyFailure) { // hashCode or equals threw after passing validation
             throw new IllegalArgumentException("watch key at index " + index + " failed while the operation was"
                     + " being watched (its hashCode or equals threw): " + keyFailure, keyFailure);

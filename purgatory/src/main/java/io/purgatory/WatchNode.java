@@ -1,9 +1,9 @@
 package io.purgatory;
 
 /**
- * An operation's place on the watch list of one of its keys after the first. (The operation is
- * itself the node of its first key, so a single-key operation allocates no node.) An operation's
- * nodes are chained through {@code nextOfOperation}.
+ * An operation's place on the watch list of one of its keys, when it watches several. (Watching
+ * one key, the operation is its own node, so a single-key operation allocates none.) An
+ * operation's nodes are chained through {@code nextOfOperation}, from its {@code watchNext}.
  */
 final class WatchNode implements WatchLink {
 

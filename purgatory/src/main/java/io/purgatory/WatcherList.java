@@ -45,17 +45,22 @@ final class WatcherList {
         this.counters = counters;
     }
 
-    /** The purgatory of an operation linked on its first key, else null. */
+    /** The purgatory of an operation on at least one watch list, else null. */
     static DelayedOperationPurgatory<?> ownerOf(DelayedOperation op) {
-        Watchers first = op.watchers;
-        return first == null ? null : first.shard.purgatory;
+        Watchers own = op.watchers;
+        if (own != null) {
+            return own.shard.purgatory;
+        }
+        WatchNode first = Watchers.firstNodeOf(op);
+        return first == null ? null : first.watchers.shard.purgatory;
     }
 
     /**
-     * Links {@code op} on {@code key}; the caller holds the operation's submission claim. Whatever
-     * the key's hashCode or equals throws propagates, and then nothing was linked.
+     * Links {@code op} on {@code key}, {@code alone} if it is its only key; the caller holds the
+     * operation's submission claim. Whatever the key's hashCode or equals throws propagates, and
+     * then nothing was linked.
      */
-    synchronized void watch(DelayedOperation op, Object key) {
+    synchronized void watch(DelayedOperation op, Object key, boolean alone) {
         Watchers watchers = watchersByKey.get(key);
         if (watchers == null) {
             watchers = new Watchers(key, this);
@@ -70,25 +75,26 @@ final class WatcherList {
             }
             counters.keyListRefilled(lingered);
         }
-        watchers.link(op);
+        watchers.link(op, alone);
     }
 
     /** Unlinks every node of {@code op} and forgets them; returns how many were linked. */
     static int unwatchAll(DelayedOperation op) {
         int unlinked = 0;
-        Watchers first = op.watchers;
-        if (first != null) {
-            if (first.shard.unwatch(op, first)) {
+        Watchers own = op.watchers;
+        if (own != null) {
+            if (own.shard.unwatch(op, own)) {
                 unlinked++;
             }
             op.watchers = null;
+            return unlinked;
         }
-        for (WatchNode node = op.moreNodes; node != null; node = node.nextOfOperation) {
+        for (WatchNode node = Watchers.firstNodeOf(op); node != null; node = node.nextOfOperation) {
             if (node.watchers.shard.unwatch(node, node.watchers)) {
                 unlinked++;
             }
         }
-        op.moreNodes = null;
+        op.watchNext = null;
         return unlinked;
     }
 

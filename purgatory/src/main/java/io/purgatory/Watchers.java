@@ -18,9 +18,11 @@ final class Watchers {
      * (K2) An unlinked node has null links: a settled operation that the application still holds
      *      reaches no other operation through its lists. Traversals therefore happen under the
      *      lock only (WatcherList copies a list out before it calls operations).
-     * (K3) An operation is on a list at most once: the first key's list through its own fields
-     *      (its `watchers` names that list while it is linked there), every other key's through a
-     *      WatchNode chained from its `moreNodes`.
+     * (K3) An operation is on a list at most once. Watched on one key, it is its own node there
+     *      (its `watchers` names that list while it is linked). Watched on several, it is on each
+     *      through a WatchNode; the nodes are chained from its `watchNext`, which is not a list
+     *      link then, and its `watchers` stays null. So the operation needs no field for its
+     *      nodes, and a single-key operation allocates nothing.
      */
 
     final Object key;
@@ -36,16 +38,21 @@ final class Watchers {
         this.shard = shard;
     }
 
-    /** Links {@code op} at the tail: as its own node if it is on no list yet, else by a new WatchNode (K3). */
-    void link(DelayedOperation op) {
-        if (op.watchers == null) {
+    /** Links {@code op} at the tail: as its own node if it watches this key {@code alone}, else by a WatchNode (K3). */
+    void link(DelayedOperation op, boolean alone) {
+        if (alone) {
             op.watchers = this;
             append(op);
         } else {
-            WatchNode node = new WatchNode(op, this, op.moreNodes);
-            op.moreNodes = node;
+            WatchNode node = new WatchNode(op, this, firstNodeOf(op));
+            op.watchNext = node;
             append(node);
         }
+    }
+
+    /** The first of {@code op}'s WatchNodes (several keys), or null (K3). */
+    static WatchNode firstNodeOf(DelayedOperation op) {
+        return op.watchers == null ? (WatchNode) op.watchNext : null;
     }
 
     /** Unlinks {@code node} if it is linked here (K1, K2); returns true iff it was. */

@@ -153,7 +153,7 @@ class PurgatoryEdgeCaseTest {
     }
 
     @Test
-    void watch_operationOnOneKeyOrMore_isItselfTheNodeOfItsFirstKeyAndAllocatesOneNodePerOtherKey() {
+    void watch_operationOnOneKeyOrMore_isItselfTheNodeOfItsOnlyKeyOrHasOneNodePerKey() {
         DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("layout").timer(timer)
                 .reaperEnabled(false).build();
         HookOp single = new HookOp(100);
@@ -162,12 +162,13 @@ class PurgatoryEdgeCaseTest {
         p.tryCompleteElseWatch(single, List.of("a"));
         p.tryCompleteElseWatch(triple, List.of("b", "c", "d"));
 
-        assertThat(single.watchers.key).as("(K3) the first key's list holds the operation itself").isEqualTo("a");
-        assertThat(single.moreNodes).isNull();
-        assertThat(triple.watchers.key).isEqualTo("b");
-        assertThat(triple.moreNodes).isNotNull();
-        assertThat(triple.moreNodes.nextOfOperation).isNotNull();
-        assertThat(triple.moreNodes.nextOfOperation.nextOfOperation).isNull();
+        assertThat(single.watchers.key).as("(K3) its one key's list holds the operation itself").isEqualTo("a");
+        assertThat(Watchers.firstNodeOf(single)).isNull();
+        assertThat(triple.watchers).as("(K3) on several keys: a node on each").isNull();
+        WatchNode first = Watchers.firstNodeOf(triple);
+        assertThat(first.nextOfOperation.nextOfOperation.nextOfOperation).isNull();
+        assertThat(List.of(first.watchers.key, first.nextOfOperation.watchers.key,
+                first.nextOfOperation.nextOfOperation.watchers.key)).containsExactlyInAnyOrder("b", "c", "d");
         assertThat(p.watched()).isEqualTo(4);
         triple.cancel();
         assertThat(p.watched()).isEqualTo(1);
@@ -183,9 +184,9 @@ class PurgatoryEdgeCaseTest {
         HookOp a = new HookOp(1);
         HookOp b = new HookOp(1);
         HookOp c = new HookOp(1);
-        list.link(a);
-        list.link(b);
-        list.link(c);
+        list.link(a, true);
+        list.link(b, true);
+        list.link(c, true);
 
         assertThat(list.unlink(b)).isTrue();
         assertThat(list.unlink(b)).as("(K1) already unlinked").isFalse();
