@@ -28,9 +28,9 @@ public final class DelayedCondition extends DelayedOperation {
     private final CompletableFuture<Outcome> view = outcome.copy();
 
     /**
-     * A wait for {@code condition} of at most {@code timeoutMs}.
+     * A wait for {@code condition} of at most {@code timeoutMs}: zero or less expires as soon as
+     * it is watched, and {@code Long.MAX_VALUE} never expires (the timer's delay rule).
      *
-     * @throws IllegalArgumentException if {@code timeoutMs} is negative or too large
      * @throws NullPointerException if {@code condition} is null
      */
     public DelayedCondition(long timeoutMs, BooleanSupplier condition) {

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Validation of the watch keys given to {@link DelayedOperationPurgatory#tryCompleteElseWatch}:
@@ -32,7 +33,7 @@ final class WatchKeys {
 
     /** Validates the keys (each hashed once) and drops duplicates, keeping their order. */
     static Object[] distinct(Collection<?> watchKeys) {
-        Object[] keys = watchKeys.toArray();
+        Object[] keys = Objects.requireNonNull(watchKeys, "watchKeys").toArray();
         if (keys.length == 0) {
             throw new IllegalArgumentException("watchKeys must not be empty");
         }

@@ -415,10 +415,10 @@ class BadInputCatalogueTest {
     }
 
     @Test
-    void build_ownTimerGeometryBeyondTheTimersLimits_failsAtBuildNamingTheValue() {
-        assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-wide").wheelSize(65_537).build())
+    void ownTimerGeometry_beyondTheTimersLimits_failsAtTheSetterNamingTheValue() {
+        assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-wide").wheelSize(65_537))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("wheelSize must be between 2 and 65536: 65537");
-        assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-coarse").tickMs(Long.MAX_VALUE).build())
+        assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-coarse").tickMs(Long.MAX_VALUE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageEndingWith(": " + Long.MAX_VALUE);
         ReliabilitySupport.assertNoLibraryThreadLeft("too-wide");
     }

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Callbacks that block. A blocked callback holds up only the thread it runs on (and, for
- * tryComplete, its own operation's monitor): other operations, other keys, other threads and
- * close() carry on, and the blocked operation's bookkeeping is already done.
+ * tryComplete, its own operation's claim, which no other thread waits for): other operations,
+ * other keys, other threads and close() carry on, and the blocked operation's bookkeeping is
+ * already done.
  */
 @Timeout(60)
 class FaultBlockingCallbackTest {
@@ -101,7 +102,7 @@ class FaultBlockingCallbackTest {
     }
 
     @Test
-    void tryComplete_blocksUnderItsMonitor_onlyThatOperationWaits() throws Exception {
+    void tryComplete_blocksHoldingItsClaim_onlyThatOperationWaits() throws Exception {
         ManualTimer timer = new ManualTimer();
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
