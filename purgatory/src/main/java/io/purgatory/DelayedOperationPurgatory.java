@@ -49,6 +49,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     /** Null until the first submission starts it (reaperEnabled), and again never once closed. */
     private volatile SystemTimerReaper reaper;
     private final Timer reaperTimer;
+    private final Object reaperLock = new Object();
     private final Clock clock;
     private final int maxPending;
     private final AtomicInteger admitted;
@@ -274,7 +275,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     private void closeNow() {
         SystemTimerReaper started;
-        synchronized (reaperTimer == null ? this : reaperTimer) {
+        synchronized (reaperLock) { // after closed is set: no reaper starts from here on
             started = reaper;
         }
         if (started != null) {
@@ -370,7 +371,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** Starts the reaper thread {@code ExpirationReaper-<name>} once, unless the purgatory closed meanwhile. */
     private void startReaper() {
-        synchronized (reaperTimer) {
+        synchronized (reaperLock) {
             if (reaper == null && !closed.get()) {
                 reaper = SystemTimerReaper.start("ExpirationReaper-" + name, reaperTimer, purgePolicy);
             }
