@@ -15,8 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Holds {@link DelayedOperation}s until an event completes them or their delay passes: Kafka's
@@ -37,8 +35,6 @@ import org.slf4j.LoggerFactory;
  * {@code checkAndComplete} of that key runs is tried after the caller's state change.
  */
 public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
-
-    private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
 
     private final String name;
     private final WatcherList[] shards;

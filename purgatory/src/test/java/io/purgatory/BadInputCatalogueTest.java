@@ -76,6 +76,7 @@ class BadInputCatalogueTest {
         p.close();
     }
 
+    @SuppressWarnings("NonAtomicVolatileUpdate") // only this thread writes the key's hash
     private WeakReference<Object> settleOnAKeyWhoseHashChanged(DelayedOperationPurgatory<HookOp> p,
                                                                java.util.function.Predicate<HookOp> settle,
                                                                String callbacks) {
