@@ -28,7 +28,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safe. Callbacks run on the thread that settles the operation: the caller of
  * {@code checkAndComplete} or {@code forceComplete}, a thread of the expiration executor
  * (default: 2 daemon threads {@code <name>-expiration}; a slow {@code onExpiration} holds up only
- * its own thread and the expirations handed over with it, at most 31 due in the same tick), or the caller of {@link #close()}. Memory consistency effects: actions in a
+ * its own thread and the expirations handed over with it, at most 31 due in the same tick), or the
+ * caller of {@link #close()}. Memory consistency effects: actions in a
  * thread prior to {@code checkAndComplete(key)} happen-before the {@code tryComplete} calls it
  * makes, and prior to {@code tryCompleteElseWatch} happen-before any later callback of that
  * operation. No wake-up is lost: an operation watched on a key before, or while, a

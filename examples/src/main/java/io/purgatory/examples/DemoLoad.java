@@ -85,7 +85,8 @@ final class DemoLoad implements AutoCloseable {
         List<TopicPartition> partitions = replicaManager.partitions();
         TopicPartition tp = partitions.get(ThreadLocalRandom.current().nextInt(partitions.size()));
         replicaManager.electLeader(tp, 1);
-        cluster.schedule(() -> replicaManager.electLeader(tp, ReplicaManager.LOCAL_BROKER), 1500, TimeUnit.MILLISECONDS);
+        cluster.schedule(() -> replicaManager.electLeader(tp, ReplicaManager.LOCAL_BROKER),
+                1500, TimeUnit.MILLISECONDS);
     }
 
     private void newOrder() {
