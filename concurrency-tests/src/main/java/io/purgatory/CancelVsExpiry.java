@@ -17,7 +17,8 @@ import org.openjdk.jcstress.infra.results.IIII_Result;
  */
 @JCStressTest
 @Outcome(id = "1, 3, 1, 0", expect = Expect.ACCEPTABLE, desc = "cancel won: onCancel only")
-@Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "expiry won: onComplete + onExpiration, cancel returned false")
+@Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE,
+        desc = "expiry won: onComplete + onExpiration, cancel returned false")
 @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice or not at all, or something lingers")
 @State
 public class CancelVsExpiry extends RaceFixture {

@@ -19,7 +19,8 @@ public class CloseRaces {
 
     /** Result r1: 0 if {@code tryCompleteElseWatch} accepted the operation, -1 if it threw (closed). */
     @JCStressTest
-    @Outcome(id = "-1, 0, 0, 0", expect = Expect.ACCEPTABLE, desc = "close came first: submission refused, operation untouched")
+    @Outcome(id = "-1, 0, 0, 0", expect = Expect.ACCEPTABLE,
+            desc = "close came first: submission refused, operation untouched")
     @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "submission accepted, then expired by close")
     @Outcome(id = "0, 0, .*", expect = Expect.FORBIDDEN, desc = "accepted but never settled: dropped by close")
     @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice, refused yet touched, or something lingers")
@@ -53,7 +54,8 @@ public class CloseRaces {
     /** Result r1: checkAndComplete's count. */
     @JCStressTest
     @Outcome(id = "1, 1, 100, 0", expect = Expect.ACCEPTABLE, desc = "checkAndComplete won: onComplete only")
-    @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "close won: expired, checkAndComplete found nothing")
+    @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE,
+            desc = "close won: expired, checkAndComplete found nothing")
     @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice or not at all, or something lingers")
     @State
     public static class CloseVsCheckAndComplete extends RaceFixture {

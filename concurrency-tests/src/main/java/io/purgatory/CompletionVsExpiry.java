@@ -18,7 +18,8 @@ public class CompletionVsExpiry {
 
     @JCStressTest
     @Outcome(id = "1, 1, 100, 0", expect = Expect.ACCEPTABLE, desc = "checkAndComplete won: onComplete only")
-    @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "expiry won: onComplete + onExpiration; checkAndComplete found nothing to do")
+    @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE,
+            desc = "expiry won: onComplete + onExpiration; checkAndComplete found nothing to do")
     @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice or not at all, or something lingers")
     @State
     public static class CheckAndComplete extends RaceFixture {
@@ -46,7 +47,8 @@ public class CompletionVsExpiry {
 
     @JCStressTest
     @Outcome(id = "1, 1, 100, 0", expect = Expect.ACCEPTABLE, desc = "forceComplete won: onComplete only")
-    @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE, desc = "expiry won: onComplete + onExpiration, forceComplete returned false")
+    @Outcome(id = "0, 2, 110, 0", expect = Expect.ACCEPTABLE,
+            desc = "expiry won: onComplete + onExpiration, forceComplete returned false")
     @Outcome(expect = Expect.FORBIDDEN, desc = "settled twice or not at all, or something lingers")
     @State
     public static class ForceComplete extends RaceFixture {

@@ -18,9 +18,12 @@ import org.openjdk.jcstress.infra.results.IIIII_Result;
  * 0 accepted; outcome; callbacks; leftovers; 1 if a fresh operation is then admitted).
  */
 @JCStressTest
-@Outcome(id = "-1, 3, 1, 0, 1", expect = Expect.ACCEPTABLE, desc = "cancel came first: the submission refused the settled operation")
-@Outcome(id = "0, 3, 1, 0, 1", expect = Expect.ACCEPTABLE, desc = "cancelled during or after the submission: it left the key and the timer")
-@Outcome(id = ".*, 0", expect = Expect.FORBIDDEN, desc = "the cancelled submission kept its admission slot: the purgatory stays full")
+@Outcome(id = "-1, 3, 1, 0, 1", expect = Expect.ACCEPTABLE,
+        desc = "cancel came first: the submission refused the settled operation")
+@Outcome(id = "0, 3, 1, 0, 1", expect = Expect.ACCEPTABLE,
+        desc = "cancelled during or after the submission: it left the key and the timer")
+@Outcome(id = ".*, 0", expect = Expect.FORBIDDEN,
+        desc = "the cancelled submission kept its admission slot: the purgatory stays full")
 @Outcome(expect = Expect.FORBIDDEN, desc = "reported completed, cancelled twice or not at all, or something lingers")
 @State
 public class SubmitVsCancel {

@@ -20,8 +20,10 @@ import org.openjdk.jcstress.infra.results.IIIII_Result;
 public class WatchVsCheckAndComplete {
 
     @JCStressTest
-    @Outcome(id = "1, 0, 1, 0, 100", expect = Expect.ACCEPTABLE, desc = "the submission's first or second try completed it")
-    @Outcome(id = "0, 1, 1, 0, 100", expect = Expect.ACCEPTABLE, desc = "checkAndComplete found it watched and completed it")
+    @Outcome(id = "1, 0, 1, 0, 100", expect = Expect.ACCEPTABLE,
+            desc = "the submission's first or second try completed it")
+    @Outcome(id = "0, 1, 1, 0, 100", expect = Expect.ACCEPTABLE,
+            desc = "checkAndComplete found it watched and completed it")
     @Outcome(id = "0, 0, 0, .*", expect = Expect.FORBIDDEN, desc = "lost wake-up: the operation stays pending")
     @Outcome(expect = Expect.FORBIDDEN, desc = "completed twice, or something lingers")
     @State
@@ -53,8 +55,10 @@ public class WatchVsCheckAndComplete {
      * one, which the submission links last.
      */
     @JCStressTest
-    @Outcome(id = "1, 0, 1, 0, 100", expect = Expect.ACCEPTABLE, desc = "the submission's first or second try completed it")
-    @Outcome(id = "0, 1, 1, 0, 100", expect = Expect.ACCEPTABLE, desc = "checkAndComplete on the second key completed it")
+    @Outcome(id = "1, 0, 1, 0, 100", expect = Expect.ACCEPTABLE,
+            desc = "the submission's first or second try completed it")
+    @Outcome(id = "0, 1, 1, 0, 100", expect = Expect.ACCEPTABLE,
+            desc = "checkAndComplete on the second key completed it")
     @Outcome(id = "0, 0, 0, .*", expect = Expect.FORBIDDEN, desc = "lost wake-up: the operation stays pending")
     @Outcome(expect = Expect.FORBIDDEN, desc = "completed twice, or something lingers")
     @State

@@ -39,7 +39,7 @@ public final class DelayedFuturePurgatory implements AutoCloseable {
                                                     Runnable responseCallback) {
         DelayedFuture<V> operation = new DelayedFuture<>(timeoutMs, futures, responseCallback);
         if (!purgatory.tryCompleteElseWatch(operation, List.of(operation))) {
-            CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
+            CompletableFuture<Void> unused = CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
                     .whenCompleteAsync((ignored, error) -> purgatory.checkAndComplete(operation), executor());
         }
         return operation;

@@ -15,8 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Holds {@link DelayedOperation}s until an event completes them or their delay passes: Kafka's
@@ -30,15 +28,14 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Callbacks run on the thread that settles the operation: the caller of
  * {@code checkAndComplete} or {@code forceComplete}, a thread of the expiration executor
  * (default: 2 daemon threads {@code <name>-expiration}; a slow {@code onExpiration} holds up only
- * its own thread and the expirations handed over with it, at most 31 due in the same tick), or the caller of {@link #close()}. Memory consistency effects: actions in a
+ * its own thread and the expirations handed over with it, at most 31 due in the same tick), or the
+ * caller of {@link #close()}. Memory consistency effects: actions in a
  * thread prior to {@code checkAndComplete(key)} happen-before the {@code tryComplete} calls it
  * makes, and prior to {@code tryCompleteElseWatch} happen-before any later callback of that
  * operation. No wake-up is lost: an operation watched on a key before, or while, a
  * {@code checkAndComplete} of that key runs is tried after the caller's state change.
  */
 public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
-
-    private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
 
     private final String name;
     private final WatcherList[] shards;

@@ -147,7 +147,10 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return this;
     }
 
-    /** The clock for the purgatory's own timer and its duration metrics (default: the system clock, or a ManualTimer's). */
+    /**
+     * The clock for the purgatory's own timer and its duration metrics (default: the system clock, or a
+     * ManualTimer's).
+     */
     public PurgatoryBuilder<T> clock(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
         return this;

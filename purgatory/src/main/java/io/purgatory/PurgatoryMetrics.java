@@ -62,7 +62,8 @@ public final class PurgatoryMetrics implements MeterBinder {
         gauge(meterRegistry, "purgatory.pending", "operations", "Operations watched and not yet settled",
                 tags, c -> PurgatoryCounters.toInt(c.pending()));
         gauge(meterRegistry, "purgatory.watched", "entries",
-                "Watch entries: a pending operation counts once per key", tags, c -> PurgatoryCounters.toInt(c.entries()));
+                "Watch entries: a pending operation counts once per key", tags,
+                c -> PurgatoryCounters.toInt(c.entries()));
         gauge(meterRegistry, "purgatory.keys", "keys", "Keys with at least one pending operation",
                 tags, c -> PurgatoryCounters.toInt(c.keys()));
         Timer[] timers = new Timer[Outcome.values().length];
@@ -81,7 +82,8 @@ public final class PurgatoryMetrics implements MeterBinder {
         }
         counter(meterRegistry, "purgatory.rejected", "Submissions refused because the purgatory was full",
                 tags, PurgatoryCounters::rejectedCount);
-        counter(meterRegistry, "purgatory.purges", "Purges of watch lists run by the reaper", tags, PurgatoryCounters::purgeCount);
+        counter(meterRegistry, "purgatory.purges", "Purges of watch lists run by the reaper", tags,
+                PurgatoryCounters::purgeCount);
         counter(meterRegistry, "purgatory.expirations.refused",
                 "Expirations the expiration executor refused (execute threw); they ran on the timer's thread", tags,
                 PurgatoryCounters::expirationsRefusedCount);

@@ -6,7 +6,8 @@ package io.purgatory;
  *
  * @param name            the purgatory's name
  * @param pending         operations watched and not yet settled ({@link DelayedOperationPurgatory#numDelayed()})
- * @param watched         watch entries: a pending operation counts once per key ({@link DelayedOperationPurgatory#watched()})
+ * @param watched         watch entries: a pending operation counts once per key
+ *                        ({@link DelayedOperationPurgatory#watched()})
  * @param keys            keys with at least one pending operation
  * @param completed       operations completed after being watched
  * @param completedAtOnce operations completed by the first {@code tryComplete}, never watched

@@ -24,7 +24,7 @@ final class WatchKeys {
             throw new NullPointerException("watchKeys contains null (at index " + index + ")");
         }
         try {
-            key.hashCode();
+            int unused = key.hashCode(); // only to see that it does not throw
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("hashCode() of watch key at index " + index + " threw: " + e, e);
         }

@@ -76,6 +76,7 @@ class BadInputCatalogueTest {
         p.close();
     }
 
+    @SuppressWarnings("NonAtomicVolatileUpdate") // only this thread writes the key's hash
     private WeakReference<Object> settleOnAKeyWhoseHashChanged(DelayedOperationPurgatory<HookOp> p,
                                                                java.util.function.Predicate<HookOp> settle,
                                                                String callbacks) {
@@ -252,7 +253,8 @@ class BadInputCatalogueTest {
 
     @Test
     void delayedConditionAwait_afterClose_throwsAndCreatesNothing() {
-        DelayedOperationPurgatory<DelayedCondition> p = DelayedOperationPurgatory.<DelayedCondition>builder("closed-waits")
+        DelayedOperationPurgatory<DelayedCondition> p =
+                DelayedOperationPurgatory.<DelayedCondition>builder("closed-waits")
                 .timer(timer).reaperEnabled(false).build();
         p.close();
 
@@ -266,7 +268,8 @@ class BadInputCatalogueTest {
         DelayedFuturePurgatory futures = new DelayedFuturePurgatory("closed-futures");
         CompletableFuture<String> pending = new CompletableFuture<>();
         AtomicInteger callbacks = new AtomicInteger();
-        DelayedFuture<String> before = futures.tryCompleteElseWatch(60_000, List.of(pending), callbacks::incrementAndGet);
+        DelayedFuture<String> before =
+                futures.tryCompleteElseWatch(60_000, List.of(pending), callbacks::incrementAndGet);
         futures.close();
         assertThat(before.outcome()).isEqualTo(Outcome.EXPIRED);
         assertThat(callbacks).hasValue(1);
@@ -417,7 +420,8 @@ class BadInputCatalogueTest {
     @Test
     void ownTimerGeometry_beyondTheTimersLimits_failsAtTheSetterNamingTheValue() {
         assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-wide").wheelSize(65_537))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("wheelSize must be between 2 and 65536: 65537");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("wheelSize must be between 2 and 65536: 65537");
         assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-coarse").tickMs(Long.MAX_VALUE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageEndingWith(": " + Long.MAX_VALUE);
         ReliabilitySupport.assertNoLibraryThreadLeft("too-wide");

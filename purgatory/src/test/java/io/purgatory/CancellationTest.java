@@ -134,7 +134,8 @@ class CancellationTest {
     }
 
     @Test
-    void cancelForceCompleteAndExpiry_duringAnotherThreadsTry_exactlyOneSettlesItAndItsCallbacksWaitForTheTry() throws Exception {
+    void cancelForceCompleteAndExpiry_duringAnotherThreadsTry_exactlyOneSettlesItAndItsCallbacksWaitForTheTry()
+            throws Exception {
         CountDownLatch inTryComplete = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         MockOperation op = new MockOperation(10) {

@@ -117,11 +117,13 @@ class DelayedConditionTest {
 
     @Test
     void await_purgatoryOfASupertype_isAccepted() {
-        try (DelayedOperationPurgatory<DelayedOperation> general = DelayedOperationPurgatory.<DelayedOperation>builder("general")
+        try (DelayedOperationPurgatory<DelayedOperation> general =
+                DelayedOperationPurgatory.<DelayedOperation>builder("general")
                 .timer(timer).reaperEnabled(false).build()) {
             paid.set(true);
 
-            assertThat(DelayedCondition.await(general, List.of("k"), 10, paid::get)).isCompletedWithValue(Outcome.COMPLETED);
+            assertThat(DelayedCondition.await(general, List.of("k"), 10, paid::get))
+                    .isCompletedWithValue(Outcome.COMPLETED);
         }
     }
 

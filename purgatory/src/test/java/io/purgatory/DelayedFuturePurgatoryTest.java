@@ -126,7 +126,8 @@ class DelayedFuturePurgatoryTest {
     void cancelForKey_pendingOperation_cancelsItsFuturesAndRunsTheCallbackOnce() {
         CompletableFuture<Integer> pending = new CompletableFuture<>();
         AtomicInteger callbacks = new AtomicInteger();
-        DelayedFuture<Integer> op = purgatory.tryCompleteElseWatch(100_000, List.of(pending), callbacks::incrementAndGet);
+        DelayedFuture<Integer> op =
+                purgatory.tryCompleteElseWatch(100_000, List.of(pending), callbacks::incrementAndGet);
 
         assertThat(purgatory.purgatory().cancelForKey(op)).containsExactly(op);
 

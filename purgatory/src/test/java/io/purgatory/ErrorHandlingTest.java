@@ -197,7 +197,8 @@ class ErrorHandlingTest {
         IllegalStateException original = new IllegalStateException("onComplete failed");
         IllegalArgumentException handlerFailure = new IllegalArgumentException("handler failed");
         try (LogCapture log = new LogCapture(DelayedOperationPurgatory.class);
-             DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("bad-handler")
+             DelayedOperationPurgatory<MockOperation> p =
+                     DelayedOperationPurgatory.<MockOperation>builder("bad-handler")
                      .timer(timer).reaperEnabled(false)
                      .errorHandler((name, op, callback, error) -> {
                          throw handlerFailure;
@@ -282,7 +283,8 @@ class ErrorHandlingTest {
         }
         synchronized (expiredOn) {
             assertThat(expiredOn).hasSize(2);
-            assertThat(expiredOn.get(1)).as("no exception escaped to kill the pool's thread").isSameAs(expiredOn.get(0));
+            assertThat(expiredOn.get(1)).as("no exception escaped to kill the pool's thread")
+                    .isSameAs(expiredOn.get(0));
         }
     }
 

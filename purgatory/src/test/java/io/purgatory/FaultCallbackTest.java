@@ -111,7 +111,8 @@ class FaultCallbackTest {
             assertThat(stats.callbackErrors()).isEqualTo(thrownTotal);
             assertThat(handler.unknownErrors).as("every reported error was one an operation threw").isEmpty();
             assertThat(handler.purgatoryNames).containsOnly("faulty");
-            assertThat(stats.completed() + stats.completedAtOnce()).isEqualTo(outcomes.getOrDefault(Outcome.COMPLETED, 0L));
+            assertThat(stats.completed() + stats.completedAtOnce())
+                    .isEqualTo(outcomes.getOrDefault(Outcome.COMPLETED, 0L));
             assertThat(stats.expired()).isEqualTo(outcomes.getOrDefault(Outcome.EXPIRED, 0L));
             assertThat(stats.cancelled()).isEqualTo(outcomes.getOrDefault(Outcome.CANCELLED, 0L));
             assertThat(stats.pending()).isZero();

@@ -100,7 +100,8 @@ class FaultExecutorTest {
             awaitSettled(ops);
             ReliabilitySupport.await(blocker.settled, "the blocked expiration");
 
-            long onReaper = ops.stream().filter(op -> op.expiredOn.getName().equals("ExpirationReaper-full-pool")).count();
+            long onReaper = ops.stream()
+                    .filter(op -> op.expiredOn.getName().equals("ExpirationReaper-full-pool")).count();
             assertThat(onReaper).isEqualTo(n - 1);
             assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).isEqualTo("1,1,0"));
             assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(n - 1);

@@ -79,7 +79,8 @@ class FaultReaperTest {
             });
             HookOp late = new HookOp(60_000);
             assertThat(p.tryCompleteElseWatch(late, List.of("k"))).as("not completed by the call").isFalse();
-            assertThat(late.outcome()).as("settled at once by the close policy: never dropped").isEqualTo(Outcome.EXPIRED);
+            assertThat(late.outcome()).as("settled at once by the close policy: never dropped")
+                    .isEqualTo(Outcome.EXPIRED);
             assertThat(late.callbackCounts()).isEqualTo("1,1,0");
             assertThat(waiting.isCompleted()).isFalse();
 

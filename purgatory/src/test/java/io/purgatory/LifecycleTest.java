@@ -226,7 +226,8 @@ class LifecycleTest {
 
             TestThreads.runConcurrently("close-race", work);
 
-            assertThat(accepted).allSatisfy(op -> assertThat(op.callbacks()).containsExactly("onComplete", "onExpiration"));
+            assertThat(accepted)
+                    .allSatisfy(op -> assertThat(op.callbacks()).containsExactly("onComplete", "onExpiration"));
             assertThat(refused).hasSize(3).allSatisfy(op -> {
                 assertThat(op.isCompleted()).isFalse();
                 assertThat(op.tryCompleteCalls).hasValue(0);
@@ -239,9 +240,11 @@ class LifecycleTest {
     @Test
     void close_twoPurgatoriesSharingASystemTimer_stopsBothReapersAndLeavesTheTimerOpen() throws Exception {
         try (SystemTimer shared = new SystemTimer("shared")) {
-            DelayedOperationPurgatory<MockOperation> first = DelayedOperationPurgatory.<MockOperation>builder("first-of-two")
+            DelayedOperationPurgatory<MockOperation> first =
+                    DelayedOperationPurgatory.<MockOperation>builder("first-of-two")
                     .timer(shared).build();
-            DelayedOperationPurgatory<MockOperation> second = DelayedOperationPurgatory.<MockOperation>builder("second-of-two")
+            DelayedOperationPurgatory<MockOperation> second =
+                    DelayedOperationPurgatory.<MockOperation>builder("second-of-two")
                     .timer(shared).build();
             CountDownLatch expired = new CountDownLatch(2);
             first.tryCompleteElseWatch(new MockOperation(1, expired), List.of("k"));
@@ -271,7 +274,8 @@ class LifecycleTest {
             assertThat(p.watchedKeys()).isZero();
             assertThat(p.emptyKeyLists()).isEqualTo(1);
 
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(TestThreads.BOUND_SECONDS);
+            long deadline = System.nanoTime()
+                    + java.util.concurrent.TimeUnit.SECONDS.toNanos(TestThreads.BOUND_SECONDS);
             while (p.stats().purges() == 0 && System.nanoTime() - deadline < 0) {
                 Thread.yield(); // the reaper sweeps kept lists about once a second
             }

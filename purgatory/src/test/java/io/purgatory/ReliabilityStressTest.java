@@ -291,7 +291,8 @@ class ReliabilityStressTest {
                 case CANCEL, CANCEL_BY_KEY -> op.actionWon ? Outcome.CANCELLED : Outcome.EXPIRED;
             };
             assertThat(outcome).as("%s (action won: %s)", op, op.actionWon).isEqualTo(allowed);
-            assertThat(op.submitReturned).as("%s: tryCompleteElseWatch's result", op).isEqualTo(op.fate == Fate.AT_ONCE);
+            assertThat(op.submitReturned).as("%s: tryCompleteElseWatch's result", op)
+                    .isEqualTo(op.fate == Fate.AT_ONCE);
             assertThat(op.onComplete.get()).as("%s onComplete", op)
                     .isEqualTo(outcome == Outcome.CANCELLED ? 0 : 1);
             assertThat(op.onExpiration.get()).as("%s onExpiration", op).isEqualTo(outcome == Outcome.EXPIRED ? 1 : 0);

@@ -93,7 +93,10 @@ final class TestThreads {
         }
     }
 
-    /** Waits until {@code thread} is in {@code state} (blocked on a lock, say), failing after {@link #BOUND_SECONDS}. */
+    /**
+     * Waits until {@code thread} is in {@code state} (blocked on a lock, say), failing after
+     * {@link #BOUND_SECONDS}.
+     */
     static void awaitState(Thread thread, Thread.State state) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
         while (thread.getState() != state) {

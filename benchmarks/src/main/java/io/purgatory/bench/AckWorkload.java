@@ -108,7 +108,10 @@ final class AckWorkload extends Workload {
         }
     }
 
-    /** Then a note on the floor (FloorPurgatory), which has no column: its rate against Kafka's and ours, paired by round. */
+    /**
+     * Then a note on the floor (FloorPurgatory), which has no column: its rate against Kafka's and ours,
+     * paired by round.
+     */
     @Override
     void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
         super.runAll(sizes, options, results, log);

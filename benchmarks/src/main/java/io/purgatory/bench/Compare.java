@@ -38,7 +38,8 @@ public final class Compare {
             log.printf("   %s took %d s%n", workload.id(), (System.nanoTime() - t0) / 1_000_000_000L);
         }
         StringBuilder report = new StringBuilder();
-        report.append("Run ").append(start).append(", ").append(options.quick() ? "QUICK (smoke size, not a measurement)" : "full")
+        report.append("Run ").append(start).append(", ")
+                .append(options.quick() ? "QUICK (smoke size, not a measurement)" : "full")
                 .append(" mode, medians of ").append(options.rounds()).append(" alternating round(s).\n")
                 .append("Machine: ").append(MachineInfo.describe()).append(".\n")
                 .append("Load average (1 min) at start ").append(loadBefore).append(", at end ")

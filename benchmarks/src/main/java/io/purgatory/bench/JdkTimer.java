@@ -26,6 +26,7 @@ final class JdkTimer implements TimerUnderTest {
     }
 
     @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // the future is the handle that cancel() takes back
     public Object schedule(Object task) {
         Task t = (Task) task;
         return executor.schedule(t, t.delayMs, TimeUnit.MILLISECONDS);

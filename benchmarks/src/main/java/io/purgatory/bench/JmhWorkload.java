@@ -39,7 +39,8 @@ final class JmhWorkload extends Workload {
     }
 
     @Override
-    public void runAll(Sizes sizes, CompareOptions compareOptions, Results results, PrintStream log) throws IOException, RunnerException {
+    public void runAll(Sizes sizes, CompareOptions compareOptions, Results results, PrintStream log)
+            throws IOException, RunnerException {
         if (!compareOptions.impls().isEmpty() && implIds(compareOptions).length == 0) {
             log.println("  no implementation of --impls has JMH benchmarks: skipped"); // else JMH would run them all
             return;

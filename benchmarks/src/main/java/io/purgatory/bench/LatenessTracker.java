@@ -23,7 +23,7 @@ final class LatenessTracker {
         SplittableRandom random = new SplittableRandom(42);
         this.delaysMs = new long[n];
         for (int i = 0; i < n; i++) {
-            delaysMs[i] = minMs + random.nextInt(maxMs - minMs + 1);
+            delaysMs[i] = (long) minMs + random.nextInt(maxMs - minMs + 1);
         }
         this.deadlines = new long[n];
         this.lateness = new long[n];

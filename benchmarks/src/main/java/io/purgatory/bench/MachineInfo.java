@@ -40,7 +40,8 @@ final class MachineInfo {
 
     private static String memTotal() {
         return procField("/proc/meminfo", "MemTotal")
-                .map(v -> String.format(Locale.ROOT, "%.1f GiB", Long.parseLong(v.replace("kB", "").trim()) / 1048576.0))
+                .map(v -> String.format(Locale.ROOT, "%.1f GiB",
+                        Long.parseLong(v.replace("kB", "").trim()) / 1048576.0))
                 .orElse("?");
     }
 

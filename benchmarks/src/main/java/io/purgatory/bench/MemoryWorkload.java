@@ -23,6 +23,7 @@ final class MemoryWorkload extends Workload {
 
     private final Results results;
     private final boolean[] noted = new boolean[Impl.values().length];
+    @SuppressWarnings("unused") // written only, so that the JIT keeps the reads it sums
     private volatile int sink;
 
     MemoryWorkload(Results results) {

@@ -59,7 +59,8 @@ final class PerfWorkload extends Workload {
             Step step = runStep(impl, intervals(rate, n), n);
             Probe.settle();
             log.printf("    %s @ %,d/s: actual %,.0f/s (target %,.0f/s), cpu %.2f us/req, %s%n", impl.id(), rate,
-                    step.actualRate, step.targetRate, step.cpuNanos / 1e3 / n, step.allDone ? "all done" : "NOT all done");
+                    step.actualRate, step.targetRate, step.cpuNanos / 1e3 / n,
+                    step.allDone ? "all done" : "NOT all done");
             fastest = Math.max(fastest, step.actualRate);
             if (rate == sizes.perfCpuRate()) {
                 cpuPerRequest = step.cpuNanos / 1e3 / n;

@@ -13,7 +13,8 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * drains it: one adds a new task and then advances a {@link ManualTimer} by 0 ms, taking whatever
  * the stripes hold; the other cancels a task already in the wheel (its cancel must reach the
  * driver through the inbox to unlink it), before, during or after that drain. No push may be
- * lost or applied twice, whichever stripe it landed on and whenever the drain ran. Result: (cancel returned true, timer size after the race, runs once both deadlines
+ * lost or applied twice, whichever stripe it landed on and whenever the drain ran. Result: (cancel
+ * returned true, timer size after the race, runs once both deadlines
  * passed: the added task's plus 10 x the cancelled one's). The arbiter also checks E1/E2 across
  * the stripes (an exception there is a test error).
  */

@@ -23,9 +23,11 @@ public class TimerRescheduleVsFlush {
      */
     @JCStressTest
     @Outcome(id = "1, 1, 0", expect = Expect.ACCEPTABLE, desc = "rescheduled to the same deadline first, then ran once")
-    @Outcome(id = "0, 1, 0", expect = Expect.ACCEPTABLE, desc = "rescheduled past the advance (read the moved clock): ran once later")
+    @Outcome(id = "0, 1, 0", expect = Expect.ACCEPTABLE,
+            desc = "rescheduled past the advance (read the moved clock): ran once later")
     @Outcome(id = "1, 2, 0", expect = Expect.ACCEPTABLE, desc = "ran, then the add scheduled it anew; ran again later")
-    @Outcome(id = "2, 2, 0", expect = Expect.ACCEPTABLE, desc = "ran, then the add scheduled it anew at a due deadline; the same advance ran it again")
+    @Outcome(id = "2, 2, 0", expect = Expect.ACCEPTABLE,
+            desc = "ran, then the add scheduled it anew at a due deadline; the same advance ran it again")
     @Outcome(expect = Expect.FORBIDDEN, desc = "lost, run too often, or the size is off")
     @State
     public static class FinestBucketExpires {
@@ -64,7 +66,8 @@ public class TimerRescheduleVsFlush {
     @JCStressTest
     @Outcome(id = "0, 1, 0", expect = Expect.ACCEPTABLE, desc = "one schedule, run exactly once")
     @Outcome(id = "0, 0, .*", expect = Expect.FORBIDDEN, desc = "lost between the flush and the reschedule")
-    @Outcome(id = "0, 2, .*", expect = Expect.FORBIDDEN, desc = "linked twice: re-inserted by the flush and placed by the reschedule")
+    @Outcome(id = "0, 2, .*", expect = Expect.FORBIDDEN,
+            desc = "linked twice: re-inserted by the flush and placed by the reschedule")
     @Outcome(expect = Expect.FORBIDDEN, desc = "ran early, or the size is off")
     @State
     public static class OverflowBucketReinserts {

@@ -20,6 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * out), leadership moving away from one partition and back, producer clients (acks=all),
  * consumer clients long-polling, and orders waiting for payment events. All threads are daemons.
  */
+@SuppressWarnings("FutureReturnValueIgnored") // the demo's scheduled tasks and awaits are fire-and-forget
 final class DemoLoad implements AutoCloseable {
 
     private static final int MAX_IN_FLIGHT_PER_PRODUCER = 2_000;
@@ -84,7 +85,8 @@ final class DemoLoad implements AutoCloseable {
         List<TopicPartition> partitions = replicaManager.partitions();
         TopicPartition tp = partitions.get(ThreadLocalRandom.current().nextInt(partitions.size()));
         replicaManager.electLeader(tp, 1);
-        cluster.schedule(() -> replicaManager.electLeader(tp, ReplicaManager.LOCAL_BROKER), 1500, TimeUnit.MILLISECONDS);
+        cluster.schedule(() -> replicaManager.electLeader(tp, ReplicaManager.LOCAL_BROKER),
+                1500, TimeUnit.MILLISECONDS);
     }
 
     private void newOrder() {

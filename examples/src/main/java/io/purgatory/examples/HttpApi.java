@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +50,8 @@ final class HttpApi {
 
     /** Starts serving on 127.0.0.1:{@code port} (0: any free port); stop it with {@code stop(0)}. */
     HttpServer start(int port, Executor executor) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 256);
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), port);
+        HttpServer server = HttpServer.create(loopback, 256);
         server.createContext("/produce", exchange -> handle(exchange, "POST", this::produce));
         server.createContext("/fetch", exchange -> handle(exchange, "GET", this::fetch));
         server.createContext("/metrics", exchange -> handle(exchange, "GET", e ->

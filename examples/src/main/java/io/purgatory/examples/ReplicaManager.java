@@ -30,6 +30,8 @@ public final class ReplicaManager implements AutoCloseable {
     public static final int LOCAL_BROKER = 0;
 
     /**
+     * The replication settings.
+     *
      * @param replicationFactor replicas per partition, this broker included
      * @param minInsyncReplicas in-sync replicas an acks=all produce needs
      * @param replicaLagMaxMs   a follower missing a record older than this leaves the in-sync set

@@ -30,7 +30,8 @@ class DemoServerTest {
 
     @Test
     void options_badValues_areRejectedNamingTheOption() {
-        assertThatThrownBy(() -> DemoOptions.parse("--duration", "x")).hasMessageContaining("--duration").hasMessageContaining("x");
+        assertThatThrownBy(() -> DemoOptions.parse("--duration", "x"))
+                .hasMessageContaining("--duration").hasMessageContaining("x");
         assertThatThrownBy(() -> DemoOptions.parse("--rate", "0")).hasMessageContaining("--rate");
         assertThatThrownBy(() -> DemoOptions.parse("--bogus", "1")).hasMessageContaining("--bogus");
         assertThatThrownBy(() -> DemoOptions.parse("--port")).hasMessageContaining("--port");

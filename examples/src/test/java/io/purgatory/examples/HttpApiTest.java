@@ -33,7 +33,8 @@ class HttpApiTest {
     @BeforeEach
     void start() throws IOException {
         replicas.createTopic("demo", 2);
-        DemoStats stats = new DemoStats(registry, replicas, List.of(replicas.producePurgatory(), replicas.fetchPurgatory()));
+        DemoStats stats = new DemoStats(registry, replicas,
+                List.of(replicas.producePurgatory(), replicas.fetchPurgatory()));
         server = new HttpApi(replicas, registry, stats).start(0, executor);
         base = "http://127.0.0.1:" + server.getAddress().getPort();
     }
@@ -61,7 +62,8 @@ class HttpApiTest {
 
     @Test
     void produce_acksAll_answersOnlyAfterTheFollowersReplicate() throws Exception {
-        CompletableFuture<HttpResponse<String>> produce = post("/produce?partition=0&payload=hello&acks=all&timeoutMs=60000");
+        CompletableFuture<HttpResponse<String>> produce =
+                post("/produce?partition=0&payload=hello&acks=all&timeoutMs=60000");
         Eventually.await("produce watched", () -> replicas.producePurgatory().numDelayed() == 1);
         assertThat(produce).isNotDone();
         assertThat(done(get("/api/stats")).body()).contains("{\"name\":\"produce\",\"pending\":1,");
@@ -132,8 +134,10 @@ class HttpApiTest {
         HttpResponse<String> page = done(get("/"));
 
         assertThat(page.statusCode()).isEqualTo(200);
-        assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
-        assertThat(page.body()).contains("<canvas", "/api/stats").doesNotContain("src=\"http", "href=\"http", "@import");
+        assertThat(page.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
+        assertThat(page.body()).contains("<canvas", "/api/stats")
+                .doesNotContain("src=\"http", "href=\"http", "@import");
     }
 
     private static void assertBadRequest(CompletableFuture<HttpResponse<String>> request, String... mentions)

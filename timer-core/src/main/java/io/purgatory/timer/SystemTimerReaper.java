@@ -24,7 +24,6 @@ public final class SystemTimerReaper implements Timer {
 
     private static final Logger LOG = LoggerFactory.getLogger(SystemTimerReaper.class);
     private static final long ERROR_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final Runnable NOTHING = () -> { };
 
     private final String name;
     private final Timer timer;
@@ -46,7 +45,10 @@ public final class SystemTimerReaper implements Timer {
      * @throws IllegalArgumentException if {@code name} is blank
      */
     public static SystemTimerReaper start(String name, Timer timer) {
-        return start(name, timer, NOTHING);
+        return start(name, timer, SystemTimerReaper::nothing);
+    }
+
+    private static void nothing() {
     }
 
     /**

@@ -140,11 +140,11 @@ class TimerModelTest {
             if (kind < 10) {
                 return -random.nextInt(20); // zero or less: runs inside add
             } else if (kind < 55) {
-                return 1 + random.nextInt(50);
+                return 1L + random.nextInt(50);
             } else if (kind < 80) {
-                return 1 + random.nextInt(5_000);
+                return 1L + random.nextInt(5_000);
             } else if (kind < 97) {
-                return 1 + random.nextInt(10_000_000);
+                return 1L + random.nextInt(10_000_000);
             }
             return random.nextBoolean() ? Long.MAX_VALUE : Timer.MAX_DELAY_MS - random.nextInt(3);
         }
@@ -156,7 +156,7 @@ class TimerModelTest {
             } else if (kind < 45) {
                 return 1;
             } else if (kind < 85) {
-                return 2 + random.nextInt(60);
+                return 2L + random.nextInt(60);
             } else if (kind < 97) {
                 return random.nextInt(10_000);
             }

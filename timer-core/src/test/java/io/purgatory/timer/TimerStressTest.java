@@ -128,16 +128,14 @@ class TimerStressTest {
 
     /** A task with its own counts: schedules are counted by its owner, runs and cancels by anyone. */
     private static final class StressTask extends TimerTask {
-        final boolean isLong;
         final AtomicInteger runs = new AtomicInteger();
         final AtomicInteger cancels = new AtomicInteger();
         /** Written by the owner only; read after the owner thread was joined. */
         int schedules;
         int reschedules;
 
-        StressTask(long delayMs, boolean isLong) {
+        StressTask(long delayMs) {
             super(delayMs);
-            this.isLong = isLong;
         }
 
         @Override
@@ -162,11 +160,11 @@ class TimerStressTest {
             for (int t = 0; t < THREADS; t++) {
                 List<StressTask> shorts = new ArrayList<>();
                 for (int i = 0; i < SHORT_TASKS_PER_THREAD; i++) {
-                    shorts.add(new StressTask(random.nextLong(-1, maxShortDelayMs + 1), false));
+                    shorts.add(new StressTask(random.nextLong(-1, maxShortDelayMs + 1)));
                 }
                 List<StressTask> longs = new ArrayList<>();
                 for (int i = 0; i < LONG_TASKS_PER_THREAD; i++) {
-                    longs.add(new StressTask(longDelayMs + i, true));
+                    longs.add(new StressTask(longDelayMs + i));
                 }
                 shortByOwner.add(shorts);
                 longByOwner.add(longs);
