@@ -194,7 +194,7 @@ class InheritedMethodsTest {
         void callObjectMethod(String name) {
             try {
                 if (name.equals("clone")) {
-                    super.clone();
+                    Object unused = super.clone();
                 } else {
                     super.finalize();
                 }

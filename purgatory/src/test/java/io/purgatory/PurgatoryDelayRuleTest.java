@@ -90,7 +90,8 @@ class PurgatoryDelayRuleTest {
             CompletableFuture<Integer> pendingNow = new CompletableFuture<>();
             CompletableFuture<Integer> pendingNever = new CompletableFuture<>();
             DelayedFuture<Integer> now = futures.tryCompleteElseWatch(0, List.of(pendingNow), () -> { });
-            DelayedFuture<Integer> never = futures.tryCompleteElseWatch(Long.MAX_VALUE, List.of(pendingNever), () -> { });
+            DelayedFuture<Integer> never =
+                    futures.tryCompleteElseWatch(Long.MAX_VALUE, List.of(pendingNever), () -> { });
 
             timer.advanceClock(A_THOUSAND_YEARS_MS);
 

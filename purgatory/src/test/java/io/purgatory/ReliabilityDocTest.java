@@ -45,11 +45,13 @@ class ReliabilityDocTest {
 
     @Test
     void checker_bogusReferences_reportsEachOne() {
-        String doc = "| x | `NoSuchTest#nothing`, `#nothingEither` | `FaultExecutorTest#noSuchMethod` |\n"
-                + "`DelayedOperation.noSuchMethod()`, `OperationState.settle`, jcstress `NoSuchRace`\n"
-                + "`FaultExecutorTest#expirationExecutor_*` and `Timer.MAX_DELAY_MS` exist\n"
-                + "1. `FaultReaperTest#reaper_timerThrowsOnce_logsItAndKeepsExpiring`, wrapped:\n"
-                + "   `#noSuchReaperTest`\n";
+        String doc = """
+                | x | `NoSuchTest#nothing`, `#nothingEither` | `FaultExecutorTest#noSuchMethod` |
+                `DelayedOperation.noSuchMethod()`, `OperationState.settle`, jcstress `NoSuchRace`
+                `FaultExecutorTest#expirationExecutor_*` and `Timer.MAX_DELAY_MS` exist
+                1. `FaultReaperTest#reaper_timerThrowsOnce_logsItAndKeepsExpiring`, wrapped:
+                   `#noSuchReaperTest`
+                """;
         List<String> missing = new ArrayList<>();
         int checked = check(doc, sources(), missing);
         assertThat(checked).isEqualTo(10);

@@ -85,7 +85,8 @@ class SeamDefectsTest {
     @ParameterizedTest
     @ValueSource(strings = {"runtime", "error"})
     void timerAddThrows_submissionFailsAndLeavesNothingBehind(String kind) {
-        Throwable failure = kind.equals("error") ? new OutOfMemoryError("refused") : new UnsupportedOperationException();
+        Throwable failure = kind.equals("error")
+                ? new OutOfMemoryError("refused") : new UnsupportedOperationException();
         RefusingTimer timer = new RefusingTimer(failure);
         DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("timer-throws")
                 .timer(timer).reaperEnabled(false).maxPending(1).build();
@@ -129,8 +130,9 @@ class SeamDefectsTest {
         io.micrometer.core.instrument.Timer completed = registry.get("purgatory.operations")
                 .tag("outcome", "completed").timer();
         assertThat(completed.count()).isEqualTo(2);
-        assertThat(completed.max(TimeUnit.MINUTES)).isEqualTo(80 + TimeUnit.DAYS.toMinutes(60));
-        assertThat(completed.totalTime(TimeUnit.MINUTES)).isEqualTo(80 + 80 + TimeUnit.DAYS.toMinutes(60));
+        assertThat(completed.max(TimeUnit.MINUTES)).isEqualTo((double) (80 + TimeUnit.DAYS.toMinutes(60)));
+        assertThat(completed.totalTime(TimeUnit.MINUTES))
+                .isEqualTo((double) (80 + 80 + TimeUnit.DAYS.toMinutes(60)));
         p.close();
     }
 
