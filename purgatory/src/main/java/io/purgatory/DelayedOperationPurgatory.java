@@ -110,7 +110,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
         Objects.requireNonNull(operation, "operation");
-        Object[] keys = WatchKeys.distinct(watchKeys);
+        Objects.requireNonNull(watchKeys, "watchKeys");
+        Object key = watchKeys.size() == 1 ? WatchKeys.only(watchKeys) : null; // one key: no array
+        Object[] keys = key == null ? WatchKeys.distinct(watchKeys) : null;
         if (closed.get()) {
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
@@ -124,7 +126,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         TryScope scope = TryScope.current();
         try {
-            submitClaimed(operation, keys, scope);
+            submitClaimed(operation, key, keys, scope);
         } catch (Throwable failure) {
             abandon(operation);
             OperationState.release(operation, this, scope);
@@ -138,13 +140,17 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /** Kafka's four steps, with the submission's claim held: no other thread tries the operation meanwhile. */
-    private void submitClaimed(DelayedOperation operation, Object[] keys, TryScope scope) {
+    private void submitClaimed(DelayedOperation operation, Object key, Object[] keys, TryScope scope) {
         OperationState.tryOnce(operation, this, scope); // 1. try
         if (operation.isCompleted()) {
             return;
         }
-        for (int i = 0; i < keys.length; i++) { // 2. watch
-            watchOne(operation, keys[i], i, keys.length == 1);
+        if (key != null) { // 2. watch
+            watchOne(operation, key, 0, true);
+        } else {
+            for (int i = 0; i < keys.length; i++) {
+                watchOne(operation, keys[i], i, keys.length == 1);
+            }
         }
         if (closed.get()) { // raced with close(), which may not have seen it: settle as close would
             OperationState.settle(operation, closeOutcome());
@@ -152,7 +158,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         boolean timed = metrics.isBound();
         OperationState.markWatched(operation, timed, timed ? clock.nanoTime() : 0L);
-        counters.watched(keys.length);
+        counters.watched(key != null ? 1 : keys.length);
         OperationState.tryOnce(operation, this, scope); // 3. try again
         if (timer != null && !operation.isCompleted()) { // 4. the timeout
             try {

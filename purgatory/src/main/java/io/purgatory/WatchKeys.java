@@ -31,6 +31,11 @@ final class WatchKeys {
         return key;
     }
 
+    /** Validates and returns the one key of {@code watchKeys}, a collection of size 1. */
+    static Object only(Collection<?> watchKeys) {
+        return check(watchKeys instanceof List<?> list ? list.get(0) : watchKeys.iterator().next(), 0);
+    }
+
     /** Validates the keys (each hashed once) and drops duplicates, keeping their order. */
     static Object[] distinct(Collection<?> watchKeys) {
         Object[] keys = Objects.requireNonNull(watchKeys, "watchKeys").toArray();
