@@ -124,15 +124,15 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             release();
             throw misuse;
         }
-        TryScope scope = TryScope.current();
+        boolean completed;
         try {
-            submitClaimed(operation, key, keys, scope);
+            completed = submitClaimed(operation, key, keys);
         } catch (Throwable failure) {
             abandon(operation);
-            OperationState.release(operation, this, scope);
+            OperationState.release(operation, this);
             throw failure;
         }
-        boolean completed = OperationState.release(operation, this, scope); // retries asked, a settle made meanwhile
+        completed |= OperationState.release(operation, this); // retries asked, a settle made meanwhile
         if (reaperTimer != null && reaper == null) {
             startReaper();
         }
@@ -140,10 +140,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /** Kafka's four steps, with the submission's claim held: no other thread tries the operation meanwhile. */
-    private void submitClaimed(DelayedOperation operation, Object key, Object[] keys, TryScope scope) {
-        OperationState.tryOnce(operation, this, scope); // 1. try
+    private boolean submitClaimed(DelayedOperation operation, Object key, Object[] keys) {
+        if (OperationState.tryOnce(operation, this)) { // 1. try
+            return true;
+        }
         if (operation.isCompleted()) {
-            return;
+            return false;
         }
         if (key != null) { // 2. watch
             watchOne(operation, key, 0, true);
@@ -154,12 +156,14 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         if (closed.get()) { // raced with close(), which may not have seen it: settle as close would
             OperationState.settle(operation, closeOutcome());
-            return;
+            return false;
         }
         boolean timed = metrics.isBound();
         OperationState.markWatched(operation, timed, timed ? clock.nanoTime() : 0L);
         counters.watched(key != null ? 1 : keys.length);
-        OperationState.tryOnce(operation, this, scope); // 3. try again
+        if (OperationState.tryOnce(operation, this)) { // 3. try again
+            return true;
+        }
         if (timer != null && !operation.isCompleted()) { // 4. the timeout
             try {
                 timer.add(operation);
@@ -167,6 +171,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 OperationState.settle(operation, closeOutcome());
             }
         }
+        return false;
     }
 
     private void watchOne(DelayedOperation operation, Object key, int index, boolean alone) {

@@ -26,14 +26,10 @@ final class OperationState {
      *      if no claim was held when its CAS won, else the holder does it as it clears TRYING.
      *      Callbacks therefore never overlap a try, and a settle made inside a try (forceComplete
      *      from tryComplete, a key whose hashCode cancels the operation) is finished after it.
-     * (O7) A settle made by the thread that holds the claim, inside its try (TryScope), sets
-     *      BY_OWN_TRY with the outcome: the holder alone then reports a completion as its own
-     *      (checkAndComplete's count, tryCompleteElseWatch's result); a settle from another
-     *      thread meanwhile is reported by that thread's call.
-     * (O5) SUBMITTED, WATCHED and TIMED change only under the claim of the submission, which also
-     *      owns the operation's links until it releases the claim.
-     * (O6) The watch time is written with WATCHED, before the timer entry is added; waits are
-     *      measured modulo 2^56 us, so any wait shorter than that is recorded exactly.
+     * (O7) A try reports a completion as its own (checkAndComplete's count, the result of
+     *      tryCompleteElseWatch) iff the operation was pending when its tryComplete was called
+     *      and is completed when it returns, and tryComplete returned true, or threw having
+     *      completed it: Kafka's rule, which needs no knowledge of which thread settled it.
      */
 
     static final long OUTCOME = 3L;
@@ -42,7 +38,6 @@ final class OperationState {
     static final long SUBMITTED = 1L << 4;
     static final long WATCHED = 1L << 5;
     static final long TIMED = 1L << 6;
-    static final long BY_OWN_TRY = 1L << 7;
     private static final int TIME_SHIFT = 8;
     private static final long TIME_MASK = -1L >>> TIME_SHIFT;
     private static final long NANOS_PER_MICRO = 1_000L;
@@ -84,11 +79,7 @@ final class OperationState {
             if (isSettled(s)) {
                 return false;
             }
-            long settled = s | (outcome.ordinal() + 1);
-            if ((s & TRYING) != 0 && TryScope.current().isTrying(op)) {
-                settled |= BY_OWN_TRY; // (O7)
-            }
-            if (STATE.compareAndSet(op, s, settled)) {
+            if (STATE.compareAndSet(op, s, s | (outcome.ordinal() + 1))) {
                 if ((s & TRYING) == 0) {
                     finish(op, outcome, s, WatcherList.ownerOf(op));
                 }
@@ -146,42 +137,43 @@ final class OperationState {
     }
 
     /**
-     * Runs {@code op}'s tryComplete once, the claim held (O2), on {@code scope}, the calling
-     * thread's; anything it throws goes to the error handler and counts as "not yet".
+     * Runs {@code op}'s tryComplete once, the claim held (O2); anything it throws goes to the
+     * error handler and counts as "not yet". Returns true iff the try completed it (O7).
      */
-    static void tryOnce(DelayedOperation op, DelayedOperationPurgatory<?> owner, TryScope scope) {
+    static boolean tryOnce(DelayedOperation op, DelayedOperationPurgatory<?> owner) {
         if (isSettled(op.state)) {
-            return; // settled by another thread since the claim: no try starts on a settled operation
+            return false; // settled by another thread since the claim: no try starts on a settled operation
         }
-        scope.enter(op);
+        boolean completed;
         try {
-            op.tryComplete();
+            completed = op.tryComplete();
         } catch (Throwable error) {
+            completed = true; // if it completed the operation before throwing, this try did (O7)
             Callbacks.reportError(owner, op, OperationErrorHandler.Callback.TRY_COMPLETE, error);
-        } finally {
-            scope.exit();
         }
+        return completed && outcome(op.state) == Outcome.COMPLETED;
     }
 
     /**
      * Gives the claim back: first tries again while a check asked for it (O3), then finishes a
-     * settle made while the claim was held (O4). Returns true iff this thread's tries completed
+     * settle made while the claim was held (O4). Returns true iff one of those tries completed
      * the operation (O7).
      */
-    static boolean release(DelayedOperation op, DelayedOperationPurgatory<?> owner, TryScope scope) {
+    static boolean release(DelayedOperation op, DelayedOperationPurgatory<?> owner) {
+        boolean completed = false;
         for (;;) {
             long s = op.state;
             if (isSettled(s)) {
                 if (STATE.compareAndSet(op, s, s & ~(TRYING | RETRY))) {
                     finish(op, outcome(s), s, owner);
-                    return outcome(s) == Outcome.COMPLETED && (s & BY_OWN_TRY) != 0;
+                    return completed;
                 }
             } else if ((s & RETRY) != 0) {
                 if (STATE.compareAndSet(op, s, s & ~RETRY) && isSubmitted(s)) {
-                    tryOnce(op, owner, scope);
+                    completed |= tryOnce(op, owner);
                 }
             } else if (STATE.compareAndSet(op, s, s & ~TRYING)) {
-                return false;
+                return completed;
             }
         }
     }
@@ -202,7 +194,7 @@ final class OperationState {
 
     /** Undoes a failed submission: no longer submitted or watched (O5); the claim is still held. */
     static void abandon(DelayedOperation op) {
-        long keep = OUTCOME | TRYING | RETRY | BY_OWN_TRY;
+        long keep = OUTCOME | TRYING | RETRY;
         for (;;) {
             long s = op.state;
             if (STATE.compareAndSet(op, s, s & keep)) {

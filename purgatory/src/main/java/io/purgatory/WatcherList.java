@@ -133,8 +133,7 @@ final class WatcherList {
      * call completed. Operations are called with no lock held (K4).
      */
     int checkAndComplete(Object key) {
-        TryScope scope = TryScope.current();
-        DelayedOperation[] ops;
+        WatchLink[] nodes;
         int n;
         synchronized (this) {
             Watchers watchers = watchersByKey.get(key);
@@ -142,23 +141,23 @@ final class WatcherList {
                 return 0;
             }
             n = watchers.size();
-            ops = scope.takeCopyBuffer(n);
-            watchers.copyTo(ops, 0);
+            nodes = CopyBuffer.take(n);
+            watchers.copyTo(nodes);
         }
         int completed = 0;
         try {
             for (int i = 0; i < n; i++) {
-                DelayedOperation op = ops[i];
+                DelayedOperation op = Watchers.operationOf(nodes[i]); // a node's operation never changes
                 if (OperationState.claim(op)) {
                     DelayedOperationPurgatory<?> owner = ownerOf(op);
-                    OperationState.tryOnce(op, owner, scope);
-                    if (OperationState.release(op, owner, scope)) {
+                    boolean done = OperationState.tryOnce(op, owner);
+                    if (OperationState.release(op, owner) || done) {
                         completed++;
                     }
                 }
             }
         } finally {
-            scope.giveCopyBuffer(ops, n);
+            CopyBuffer.give(nodes, n);
         }
         return completed;
     }
@@ -169,18 +168,14 @@ final class WatcherList {
         if (watchers == null) {
             return new DelayedOperation[0];
         }
-        DelayedOperation[] ops = new DelayedOperation[watchers.size()];
-        watchers.copyTo(ops, 0);
-        return ops;
+        return watchers.operations();
     }
 
     /** Every linked operation of this shard (an operation on k keys of the shard k times). */
     synchronized List<DelayedOperation> operations() {
         List<DelayedOperation> all = new ArrayList<>();
         for (Watchers watchers : watchersByKey.values()) {
-            DelayedOperation[] ops = new DelayedOperation[watchers.size()];
-            watchers.copyTo(ops, 0);
-            all.addAll(Arrays.asList(ops));
+            all.addAll(Arrays.asList(watchers.operations()));
         }
         return all;
     }

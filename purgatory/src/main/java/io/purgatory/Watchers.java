@@ -86,13 +86,22 @@ final class Watchers {
         return size;
     }
 
-    /** Copies the operations, in watch order, into {@code into} from index {@code at}; returns the next index. */
-    int copyTo(DelayedOperation[] into, int at) {
-        int i = at;
+    /** Copies the linked nodes, in watch order, into {@code into} (size slots at least). */
+    void copyTo(WatchLink[] into) {
+        int i = 0;
         for (WatchLink n = head; n != null; n = next(n)) {
-            into[i++] = operationOf(n);
+            into[i++] = n;
         }
-        return i;
+    }
+
+    /** The operations, in watch order (a new array). */
+    DelayedOperation[] operations() {
+        DelayedOperation[] ops = new DelayedOperation[size];
+        int i = 0;
+        for (WatchLink n = head; n != null; n = next(n)) {
+            ops[i++] = operationOf(n);
+        }
+        return ops;
     }
 
     /** Checks (K1) and (K3) for this list (tests, in quiescence); returns the number of linked nodes. */
