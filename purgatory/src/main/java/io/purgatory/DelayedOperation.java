@@ -42,7 +42,7 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
      *
      * Memory: the operation is its own timer entry (TimerTask) and, watched on one key, its own
      * node on that key's list, so a pending single-key operation allocates nothing else. Watched
-     * on several keys, it has a WatchNode on each instead, chained from watchNext (Watchers K3).
+     * on several keys, it has a WatchNode on each instead, chained from watchNext (see Watchers).
      */
 
     /** The operation's life in one word (OperationState); written by CAS only. */
