@@ -148,10 +148,9 @@ final class WatcherList {
         try {
             for (int i = 0; i < n; i++) {
                 DelayedOperation op = Watchers.operationOf(nodes[i]); // a node's operation never changes
-                if (OperationState.claim(op)) {
-                    DelayedOperationPurgatory<?> owner = ownerOf(op);
-                    boolean done = OperationState.tryOnce(op, owner);
-                    if (OperationState.release(op, owner) || done) {
+                if (OperationState.claim(op)) { // a claimed operation is pending here: this shard's purgatory owns it
+                    boolean done = OperationState.tryOnce(op, purgatory);
+                    if (OperationState.release(op, purgatory) || done) {
                         completed++;
                     }
                 }
