@@ -117,6 +117,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
         OperationState.checkSubmittable(operation, operation.state); // a misuse is not a capacity rejection
+        if (reaperTimer != null && reaper == null) {
+            startReaper(); // before anything is admitted: a thread that cannot start leaves nothing behind
+        }
         admit();
         try {
             OperationState.claimForSubmission(operation);
@@ -133,9 +136,6 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             throw failure;
         }
         completed |= OperationState.release(operation, this); // retries asked, a settle made meanwhile
-        if (reaperTimer != null && reaper == null) {
-            startReaper();
-        }
         return completed;
     }
 
