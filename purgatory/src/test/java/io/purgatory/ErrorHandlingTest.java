@@ -289,6 +289,92 @@ class ErrorHandlingTest {
     }
 
     /** A mock whose callbacks throw whatever the test sets. */
+    /**
+     * Errors, not only exceptions, from every callback on every path: a submission's tries, a
+     * check's try, a completion, an expiry and a cancel. Each is reported once, the operation
+     * settles exactly once, and the lists, gauges and timer stay consistent (tearDown checks).
+     */
+    @Test
+    void everyCallback_throwsAnError_isReportedAndTheOperationSettlesOnce() {
+        StackOverflowError inSubmission = new StackOverflowError("tryComplete, submitting");
+        ErrorOperation submitted = new ErrorOperation(100, inSubmission);
+        assertThat(purgatory.tryCompleteElseWatch(submitted, List.of("k"))).isFalse();
+        assertThat(submitted.isCompleted()).as("a throwing try is a 'not yet'").isFalse();
+
+        OutOfMemoryError inCheck = new OutOfMemoryError("tryComplete, checking");
+        submitted.tryError = inCheck;
+        assertThat(purgatory.checkAndComplete("k")).isZero();
+        submitted.tryError = null;
+        OutOfMemoryError inOnComplete = new OutOfMemoryError("onComplete");
+        submitted.callbackError = inOnComplete;
+        submitted.completable = true;
+        assertThat(purgatory.checkAndComplete("k")).isEqualTo(1);
+
+        ErrorOperation expiring = new ErrorOperation(100, null);
+        ErrorOperation cancelled = new ErrorOperation(100, null);
+        purgatory.tryCompleteElseWatch(expiring, List.of("k", "k2"));
+        purgatory.tryCompleteElseWatch(cancelled, List.of("k"));
+        LinkageError inExpiry = new LinkageError("onComplete and onExpiration");
+        AssertionError inCancel = new AssertionError("onCancel");
+        expiring.callbackError = inExpiry;
+        cancelled.callbackError = inCancel;
+        assertThat(cancelled.cancel()).isTrue();
+        timer.advanceClock(100);
+
+        assertThat(reports).extracting(Report::error).containsExactly(inSubmission, inSubmission, inCheck,
+                inOnComplete, inCancel, inExpiry, inExpiry);
+        assertThat(submitted.callbacks()).containsExactly("onComplete");
+        assertThat(expiring.callbacks()).containsExactly("onComplete", "onExpiration");
+        assertThat(cancelled.callbacks()).containsExactly("onCancel");
+        assertThat(purgatory.numDelayed()).isZero();
+        assertThat(purgatory.stats().callbackErrors()).isEqualTo(7);
+    }
+
+    /** Throws {@code tryError} from tryComplete, and {@code callbackError} from each callback after counting it. */
+    static final class ErrorOperation extends MockOperation {
+        volatile Error tryError;
+        volatile Error callbackError;
+
+        ErrorOperation(long delayMs, Error tryError) {
+            super(delayMs);
+            this.tryError = tryError;
+        }
+
+        @Override
+        public boolean tryComplete() {
+            Error e = tryError;
+            if (e != null) {
+                throw e;
+            }
+            return super.tryComplete();
+        }
+
+        @Override
+        public void onComplete() {
+            super.onComplete();
+            throwIfSet();
+        }
+
+        @Override
+        public void onExpiration() {
+            super.onExpiration();
+            throwIfSet();
+        }
+
+        @Override
+        public void onCancel() {
+            super.onCancel();
+            throwIfSet();
+        }
+
+        private void throwIfSet() {
+            Error e = callbackError;
+            if (e != null) {
+                throw e;
+            }
+        }
+    }
+
     static class FailingOperation extends MockOperation {
         volatile RuntimeException tryCompleteFailure;
         volatile RuntimeException onCompleteFailure;
