@@ -19,21 +19,21 @@ final class CopyBuffer {
     private CopyBuffer() {
     }
 
-    /** An array of at least {@code n} slots, for the calling thread. */
-    static WatchLink[] take(int n) {
-        return CURRENT.get().takeFor(n);
+    /** The calling thread's buffer. */
+    static CopyBuffer current() {
+        return CURRENT.get();
     }
 
     /** Gives back an array from {@link #take}, cleared up to {@code n}. */
-    static void give(WatchLink[] array, int n) {
+    void give(WatchLink[] array, int n) {
         Arrays.fill(array, 0, n, null);
-        CopyBuffer mine = CURRENT.get();
-        if (array == mine.buffer) {
-            mine.inUse = false;
+        if (array == buffer) {
+            inUse = false;
         }
     }
 
-    private WatchLink[] takeFor(int n) {
+    /** An array of at least {@code n} slots. */
+    WatchLink[] take(int n) {
         if (inUse || n > MAX_REUSED) {
             return new WatchLink[n];
         }

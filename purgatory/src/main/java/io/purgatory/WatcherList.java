@@ -133,6 +133,7 @@ final class WatcherList {
      * call completed. Operations are called with no lock held (K4).
      */
     int checkAndComplete(Object key) {
+        CopyBuffer copies = CopyBuffer.current();
         WatchLink[] nodes;
         int n;
         synchronized (this) {
@@ -141,7 +142,7 @@ final class WatcherList {
                 return 0;
             }
             n = watchers.size();
-            nodes = CopyBuffer.take(n);
+            nodes = copies.take(n);
             watchers.copyTo(nodes);
         }
         int completed = 0;
@@ -156,7 +157,7 @@ final class WatcherList {
                 }
             }
         } finally {
-            CopyBuffer.give(nodes, n);
+            copies.give(nodes, n);
         }
         return completed;
     }
