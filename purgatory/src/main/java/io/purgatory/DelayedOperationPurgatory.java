@@ -208,6 +208,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return shardFor(key).checkAndComplete(key);
     }
 
+    /** Visits the operations watching {@code key} when the call starts, with {@code event} (keyed waits). */
+    int visitWatching(Object key, Object event, WatcherList.Visitor visitor) {
+        return shardFor(key).visit(key, event, visitor);
+    }
+
     /**
      * Cancels every operation watching {@code key} (each leaves all its keys and the timer, and its
      * {@code onCancel} runs); returns those this call cancelled. Empty if the key is unknown.

@@ -39,6 +39,7 @@ final class WatcherList {
     private final PurgatoryCounters counters;
     /** The purgatory this shard belongs to: how a linked operation finds its owner. */
     final DelayedOperationPurgatory<?> purgatory;
+    private final Visitor check = this::checkOne;
 
     WatcherList(DelayedOperationPurgatory<?> purgatory, PurgatoryCounters counters) {
         this.purgatory = purgatory;
@@ -128,11 +129,25 @@ final class WatcherList {
         }
     }
 
+    /** What a visit does with each operation watching a key; true if it settled the operation. */
+    @FunctionalInterface
+    interface Visitor {
+        boolean visit(DelayedOperation op, Object event);
+    }
+
     /**
      * Tries the operations watching {@code key} when the call starts (K6); returns how many this
      * call completed. Operations are called with no lock held (K4).
      */
     int checkAndComplete(Object key) {
+        return visit(key, null, check);
+    }
+
+    /**
+     * Hands {@code event} to {@code visitor} with each operation watching {@code key} when the call
+     * starts (K6), with no lock held (K4); returns how many visits returned true.
+     */
+    int visit(Object key, Object event, Visitor visitor) {
         CopyBuffer copies = CopyBuffer.current();
         WatchLink[] nodes;
         int n;
@@ -145,21 +160,27 @@ final class WatcherList {
             nodes = copies.take(n);
             watchers.copyTo(nodes);
         }
-        int completed = 0;
+        int settled = 0;
         try {
             for (int i = 0; i < n; i++) {
-                DelayedOperation op = Watchers.operationOf(nodes[i]); // a node's operation never changes
-                if (OperationState.claim(op)) { // a claimed operation is pending here: this shard's purgatory owns it
-                    boolean done = OperationState.tryOnce(op, purgatory);
-                    if (OperationState.release(op, purgatory) || done) {
-                        completed++;
-                    }
+                if (visitor.visit(Watchers.operationOf(nodes[i]), event)) { // a node's operation never changes
+                    settled++;
                 }
             }
         } finally {
             copies.give(nodes, n);
         }
-        return completed;
+        return settled;
+    }
+
+    /** checkAndComplete's visit: one try under the claim; true iff it completed the operation (O7). */
+    private boolean checkOne(DelayedOperation op, Object ignored) {
+        if (!OperationState.claim(op)) {
+            return false;
+        }
+        // claimed, so pending here: this shard's purgatory owns it
+        boolean done = OperationState.tryOnce(op, purgatory);
+        return OperationState.release(op, purgatory) || done;
     }
 
     /** The pending operations watching {@code key}, in watch order (a copy). */

@@ -1,0 +1,156 @@
+package io.purgatory;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerTask;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The early events of {@link KeyedWaits}: the last value handed over for each key, kept for a
+ * window so that a wait registered just after its event still gets it. At most
+ * {@code maxEntries} keys are kept; beyond, the oldest event is dropped (counted). Each event
+ * leaves when its window ends, by an entry on the waits' own timer.
+ */
+final class EventRetention<V> {
+
+    /*
+     * Implementation notes.
+     *
+     * (R1) `events` holds exactly the retained events, oldest first (a key's newer event replaces
+     *      its older one and moves to the end), at most maxEntries of them; each one it holds has
+     *      its expiry on the timer, and one it no longer holds has none (cancelled on removal).
+     *      All of it is guarded by this object's monitor, held only around map changes and reads.
+     * (R2) An event is retained before it is offered to the waits watching its key, and a
+     *      submission tries the retention after it is watched: a wait registered while an event is
+     *      handed over is answered by one or the other, so no event is lost inside its window.
+     */
+
+    private final long windowMs;
+    private final int maxEntries;
+    private final Timer timer;
+    private final LinkedHashMap<Object, Event<V>> events = new LinkedHashMap<>();
+    private final LongAdder evicted = new LongAdder();
+    private final LongAdder hits = new LongAdder();
+    private boolean closed; // guarded by this
+    private final List<Meter> meters = new ArrayList<>(); // guarded by this
+    private MeterRegistry registry; // guarded by this
+
+    EventRetention(long windowMs, int maxEntries, Timer timer) {
+        this.windowMs = windowMs;
+        this.maxEntries = maxEntries;
+        this.timer = timer;
+    }
+
+    /** Keeps {@code value} as {@code key}'s last event for the window (R1, R2). */
+    synchronized void retain(Object key, V value) {
+        if (closed) {
+            return;
+        }
+        Event<V> event = new Event<>(this, key, value, windowMs);
+        Event<V> previous = events.remove(key);
+        if (previous != null) {
+            previous.cancel();
+        }
+        try {
+            timer.add(event);
+        } catch (IllegalStateException timerClosed) {
+            return; // the timer could never end its window: keep nothing
+        }
+        events.put(key, event);
+        if (events.size() > maxEntries) {
+            Iterator<Event<V>> oldest = events.values().iterator();
+            oldest.next().cancel();
+            oldest.remove();
+            evicted.increment();
+        }
+    }
+
+    /** Offers {@code key}'s retained event, if any, to {@code wait}; true iff it completed the wait. */
+    boolean offerTo(Object key, KeyedWait<V> wait) {
+        Event<V> event;
+        synchronized (this) {
+            event = events.get(key);
+        }
+        if (event != null && wait.offer(event.value)) {
+            hits.increment();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Registers {@code purgatory.events.retained} (a gauge), {@code purgatory.events.retained.hits}
+     * and {@code purgatory.events.retained.evicted} (counters), tagged {@code purgatory=<name>}.
+     */
+    synchronized void bindTo(MeterRegistry meterRegistry, String name) {
+        Tags tags = Tags.of("purgatory", name);
+        meters.add(Gauge.builder("purgatory.events.retained", this, EventRetention::size).baseUnit("events")
+                .description("Early events kept for waits registered after them").tags(tags)
+                .strongReference(true).register(meterRegistry));
+        meters.add(FunctionCounter.builder("purgatory.events.retained.hits", hits, LongAdder::sum)
+                .description("Waits answered at registration by a retained event").tags(tags).register(meterRegistry));
+        meters.add(FunctionCounter.builder("purgatory.events.retained.evicted", evicted, LongAdder::sum)
+                .description("Retained events dropped before their window ended, for capacity").tags(tags)
+                .register(meterRegistry));
+        registry = meterRegistry;
+    }
+
+    /** Drops every event, stops retaining (R1) and removes the meters. */
+    synchronized void close() {
+        if (registry != null) {
+            meters.forEach(registry::remove);
+            meters.clear();
+        }
+        closed = true;
+        for (Event<V> event : events.values()) {
+            event.cancel();
+        }
+        events.clear();
+    }
+
+    /** Events retained now. */
+    synchronized int size() {
+        return events.size();
+    }
+
+    /** Events dropped before their window ended, because {@code maxEntries} were retained. */
+    long evictedCount() {
+        return evicted.sum();
+    }
+
+    /** Waits answered at registration by a retained event. */
+    long hitCount() {
+        return hits.sum();
+    }
+
+    private synchronized void expire(Event<V> event) {
+        events.remove(event.key, event);
+    }
+
+    /** A retained event, and its expiry on the timer. */
+    private static final class Event<V> extends TimerTask {
+        private final EventRetention<V> retention;
+        final Object key;
+        final V value;
+
+        Event(EventRetention<V> retention, Object key, V value, long windowMs) {
+            super(windowMs);
+            this.retention = retention;
+            this.key = key;
+            this.value = value;
+        }
+
+        @Override
+        public void run() {
+            retention.expire(this);
+        }
+    }
+}

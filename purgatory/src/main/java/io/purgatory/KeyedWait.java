@@ -1,0 +1,227 @@
+package io.purgatory;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+
+/**
+ * One wait of {@link KeyedWaits}: a purgatory operation whose answer is a value handed over by
+ * {@link KeyedWaits#complete}, an early event retained for its key, or, at its timeout, the
+ * fallback or a {@link TimeoutException}. Its future is a {@link WaitFuture}: completing or cancelling
+ * that future in any way ends the wait at once.
+ */
+final class KeyedWait<V> extends DelayedOperation {
+
+    /*
+     * Implementation notes.
+     *
+     * (W1) The answer is decided by one CAS on `answer`, from NONE to the value (or a Failure),
+     *      and only then is the operation completed (forceComplete). Two events accepted at once
+     *      therefore never overwrite each other: the first CAS wins, the other offer returns false.
+     *      The winner's forceComplete can still lose to an expiry or a cancel; the outcome, not the
+     *      answer, decides what the future gets.
+     * (W2) A predicate can run on several threads at once (an event on each), never on a settled
+     *      wait (checked first), and never after the answer is taken (checked after it, too).
+     * (W3) The future is completed only by this operation's callbacks (WaitFuture#settle), which run
+     *      exactly once; a completion of the future from outside ends the wait by cancel().
+     */
+
+    private static final Object NONE = new Object();
+    private static final VarHandle ANSWER;
+
+    static {
+        try {
+            ANSWER = MethodHandles.lookup().findVarHandle(KeyedWait.class, "answer", Object.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final KeyedWaits<?, V> owner;
+    /** The one key (Object) or the keys (Object[]), for early events; null if the waits retain none. */
+    private final Object keys;
+    private final Predicate<? super V> accept;
+    private final Object fallback;
+    private final WaitFuture<V> future = new WaitFuture<>(this);
+    private volatile Object answer = NONE;
+
+    KeyedWait(KeyedWaits<?, V> owner, long timeoutMs, Object keys, Predicate<? super V> accept, Object fallback) {
+        super(timeoutMs);
+        this.owner = owner;
+        this.keys = keys;
+        this.accept = accept;
+        this.fallback = fallback;
+    }
+
+    static Object noFallback() {
+        return NONE;
+    }
+
+    WaitFuture<V> future() {
+        return future;
+    }
+
+    /** Answers the wait with {@code value} if pending and accepted (W1, W2); true iff this call completed it. */
+    boolean offer(V value) {
+        if (isCompleted() || !accepts(value)) {
+            return false;
+        }
+        return ANSWER.compareAndSet(this, NONE, value) && forceComplete();
+    }
+
+    /** Fails the wait with {@code error} if it is pending (W1); true iff this call completed it. */
+    boolean fail(Throwable error) {
+        return !isCompleted() && ANSWER.compareAndSet(this, NONE, new Failure(error)) && forceComplete();
+    }
+
+    /** The submission's tries: an early event retained for one of the keys answers the wait at once. */
+    @Override
+    protected boolean tryComplete() {
+        EventRetention<V> retention = owner.retention();
+        if (retention == null) {
+            return false;
+        }
+        if (keys instanceof Object[] all) {
+            for (Object key : all) {
+                if (retention.offerTo(key, this)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return retention.offerTo(keys, this);
+    }
+
+    @Override
+    protected void onComplete() {
+        if (outcome() == Outcome.EXPIRED) {
+            if (fallback != NONE) {
+                @SuppressWarnings("unchecked") // the fallback was given as a V
+                V value = (V) fallback;
+                future.settle(value, null);
+            } else {
+                future.settle(null, owner.timedOut(delayMs()));
+            }
+            return;
+        }
+        Object a = answer;
+        if (a instanceof Failure failure) {
+            future.settle(null, failure.error);
+        } else {
+            @SuppressWarnings("unchecked") // only offer(V) stores anything else
+            V value = (V) a;
+            future.settle(value, null);
+        }
+    }
+
+    @Override
+    protected void onExpiration() {
+        // onComplete answered with the fallback or a TimeoutException
+    }
+
+    @Override
+    protected void onCancel() {
+        future.settle(null, new CancellationException("wait cancelled"));
+    }
+
+    @Override
+    public String toString() {
+        return "KeyedWait[" + owner.name() + ", " + delayMs() + " ms, " + outcome() + "]";
+    }
+
+    private boolean accepts(V value) {
+        if (accept == null) {
+            return true;
+        }
+        try {
+            return accept.test(value);
+        } catch (Throwable error) { // as a throwing tryComplete: "not this value", reported
+            Callbacks.reportError(owner.purgatory(), this, OperationErrorHandler.Callback.TRY_COMPLETE, error);
+            return false;
+        }
+    }
+
+    /** An error handed over by completeExceptionally: never a V, since the class is private. */
+    private record Failure(Throwable error) {
+    }
+
+    /**
+     * The future of a wait. Completing it from outside ({@code cancel}, {@code complete},
+     * {@code completeExceptionally}, {@code obtrude*}, and so {@code orTimeout} and
+     * {@code completeOnTimeout}) ends the wait at once, counted as cancelled (W3).
+     */
+    static final class WaitFuture<V> extends CompletableFuture<V> {
+
+        private final KeyedWait<V> wait;
+
+        WaitFuture(KeyedWait<V> wait) {
+            this.wait = wait;
+        }
+
+        /** Completes the future with the wait's answer (W3); called once, by the wait's callbacks. */
+        void settle(V value, Throwable error) {
+            if (error == null) {
+                super.complete(value);
+            } else if (error instanceof CancellationException) {
+                super.cancel(false);
+            } else {
+                super.completeExceptionally(error);
+            }
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            wait.cancel();
+            return cancelled;
+        }
+
+        @Override
+        public boolean complete(V value) {
+            boolean completed = super.complete(value);
+            wait.cancel();
+            return completed;
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            boolean completed = super.completeExceptionally(ex);
+            wait.cancel();
+            return completed;
+        }
+
+        @Override
+        public void obtrudeValue(V value) {
+            super.obtrudeValue(value);
+            wait.cancel();
+        }
+
+        @Override
+        public void obtrudeException(Throwable ex) {
+            super.obtrudeException(ex);
+            wait.cancel();
+        }
+
+        @Override
+        public String toString() {
+            return super.toString() + " of " + wait;
+        }
+    }
+
+    /** A timeout without a stack trace: it is the timer's thread, and timeouts are common. */
+    static final class Timeout extends TimeoutException {
+        private static final long serialVersionUID = 1L;
+
+        Timeout(String message) {
+            super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+}

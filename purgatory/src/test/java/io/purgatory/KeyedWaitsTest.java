@@ -1,0 +1,428 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.purgatory.timer.ManualTimer;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Every path of a keyed wait, on a manual timer: events, predicates, timeouts, cancels, close, early events. */
+class KeyedWaitsTest {
+
+    record Order(String id, String status) {
+        boolean paid() {
+            return status.equals("PAID");
+        }
+    }
+
+    private final ManualTimer timer = new ManualTimer();
+    private final List<String> errors = new ArrayList<>();
+    private final KeyedWaits<String, Order> waits = KeyedWaits.builder("orders").timer(timer)
+            .errorHandler((name, op, callback, error) -> errors.add(callback + ": " + error.getMessage()))
+            .build();
+
+    @AfterEach
+    void close() {
+        waits.close();
+    }
+
+    @Test
+    void anEventAnswersTheWaitWithItsValue() {
+        CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
+        assertThat(wait).isNotDone();
+        assertThat(waits.pending()).isEqualTo(1);
+
+        Order paid = new Order("o1", "PAID");
+        assertThat(waits.complete("o1", paid)).isEqualTo(1);
+
+        assertThat(wait).isCompletedWithValue(paid);
+        assertNothingPending();
+        assertThat(waits.stats().completed()).isEqualTo(1);
+        assertThat(waits.complete("o1", paid)).as("the wait is answered once").isZero();
+    }
+
+    @Test
+    void everyWaitOnTheKeyGetsTheEventAndOtherKeysAreUntouched() {
+        CompletableFuture<Order> a = waits.await("o1", Duration.ofSeconds(30));
+        CompletableFuture<Order> b = waits.await("o1", Duration.ofSeconds(5));
+        CompletableFuture<Order> other = waits.await("o2", Duration.ofSeconds(30));
+
+        assertThat(waits.complete("o1", new Order("o1", "PAID"))).isEqualTo(2);
+
+        assertThat(a).isCompleted();
+        assertThat(b).isCompleted();
+        assertThat(other).isNotDone();
+        assertThat(waits.pending()).isEqualTo(1);
+    }
+
+    @Test
+    void aPredicateLetsOnlyTheEventsItAcceptsAnswer() {
+        CompletableFuture<Order> paid = waits.await("o1", Duration.ofSeconds(30), Order::paid);
+        CompletableFuture<Order> any = waits.await("o1", Duration.ofSeconds(30));
+
+        Order created = new Order("o1", "CREATED");
+        assertThat(waits.complete("o1", created)).isEqualTo(1);
+        assertThat(any).isCompletedWithValue(created);
+        assertThat(paid).isNotDone();
+
+        Order done = new Order("o1", "PAID");
+        assertThat(waits.complete("o1", done)).isEqualTo(1);
+        assertThat(paid).isCompletedWithValue(done);
+        assertNothingPending();
+    }
+
+    @Test
+    void aWaitOnSeveralKeysTakesTheFirstAcceptedEventOnAnyAndLeavesThemAll() {
+        CompletableFuture<Order> wait = waits.awaitAny(List.of("o1", "o2", "o3"), Duration.ofSeconds(30),
+                Order::paid);
+        assertThat(waits.stats().watched()).isEqualTo(3);
+
+        assertThat(waits.complete("o2", new Order("o2", "CREATED"))).isZero();
+        Order paid = new Order("o3", "PAID");
+        assertThat(waits.complete("o3", paid)).isEqualTo(1);
+
+        assertThat(wait).isCompletedWithValue(paid);
+        assertNothingPending();
+        assertThat(waits.complete("o1", new Order("o1", "PAID"))).isZero();
+    }
+
+    @Test
+    void duplicateKeysAreOneKey() {
+        CompletableFuture<Order> wait = waits.onAny(List.of("o1", "o1")).await(Duration.ofSeconds(30));
+        assertThat(waits.stats().watched()).isEqualTo(1);
+        assertThat(waits.complete("o1", new Order("o1", "PAID"))).isEqualTo(1);
+        assertThat(wait).isDone();
+    }
+
+    @Test
+    void atTheTimeoutTheFutureFailsWithATimeoutException() {
+        CompletableFuture<Order> wait = waits.await("o1", Duration.ofMillis(500));
+        timer.advanceClock(499);
+        assertThat(wait).isNotDone();
+
+        timer.advanceClock(1);
+
+        assertThat(wait).isCompletedExceptionally();
+        assertThatThrownBy(wait::join).isInstanceOf(CompletionException.class)
+                .hasCauseInstanceOf(TimeoutException.class)
+                .hasMessageContaining("'orders' within 500 ms");
+        assertNothingPending();
+        assertThat(waits.stats().expired()).isEqualTo(1);
+        assertThat(waits.complete("o1", new Order("o1", "PAID"))).isZero();
+    }
+
+    @Test
+    void aFallbackAnswersTheTimeoutInstead() {
+        Order unpaid = new Order("o1", "UNPAID");
+        CompletableFuture<Order> wait = waits.on("o1").until(Order::paid).orElse(unpaid)
+                .await(Duration.ofMillis(100));
+        CompletableFuture<Order> nullFallback = waits.on("o1").orElse(null).await(Duration.ofMillis(100));
+
+        timer.advanceClock(100);
+
+        assertThat(wait).isCompletedWithValue(unpaid);
+        assertThat(nullFallback).isCompletedWithValue(null);
+        assertThat(waits.stats().expired()).isEqualTo(2);
+    }
+
+    @Test
+    void aSubMillisecondTimeoutRoundsUpAndAZeroOneIsDueAtOnce() {
+        CompletableFuture<Order> tiny = waits.await("o1", Duration.ofNanos(1));
+        CompletableFuture<Order> zero = waits.await("o1", Duration.ZERO);
+        assertThat(tiny).isNotDone();
+        assertThat(zero).isCompletedExceptionally();
+
+        timer.advanceClock(1);
+        assertThat(tiny).isCompletedExceptionally();
+    }
+
+    @Test
+    void aForeverTimeoutNeverExpires() {
+        CompletableFuture<Order> wait = waits.await("o1", ChronoUnit.FOREVER.getDuration());
+        timer.advanceClock(TimeUnit.DAYS.toMillis(365));
+        assertThat(wait).isNotDone();
+        assertThat(waits.complete("o1", new Order("o1", "PAID"))).isEqualTo(1);
+        assertThat(wait).isDone();
+    }
+
+    @Test
+    void cancellingTheFutureEndsTheWaitAtOnceCountedAsCancelled() {
+        CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
+        assertThat(timer.size()).isEqualTo(1);
+
+        assertThat(wait.cancel(true)).isTrue();
+
+        assertThat(wait).isCancelled();
+        assertNothingPending();
+        assertThat(timer.size()).as("off the timer at once").isZero();
+        assertThat(waits.stats().cancelled()).isEqualTo(1);
+        assertThat(waits.complete("o1", new Order("o1", "PAID"))).isZero();
+    }
+
+    @Test
+    void completingTheFutureFromOutsideEndsTheWaitToo() {
+        CompletableFuture<Order> byValue = waits.await("o1", Duration.ofSeconds(30));
+        CompletableFuture<Order> byError = waits.await("o2", Duration.ofSeconds(30));
+        CompletableFuture<Order> byOrTimeout = waits.await("o3", Duration.ofSeconds(30));
+        CompletableFuture<Order> obtruded = waits.await("o4", Duration.ofSeconds(30));
+
+        byValue.complete(new Order("o1", "LOCAL"));
+        byError.completeExceptionally(new IllegalStateException("client gone"));
+        byOrTimeout.orTimeout(1, TimeUnit.NANOSECONDS).exceptionally(e -> null).join();
+        obtruded.obtrudeValue(null);
+
+        assertNothingPending();
+        assertThat(waits.stats().cancelled()).isEqualTo(4);
+        assertThat(byValue).isCompletedWithValue(new Order("o1", "LOCAL"));
+    }
+
+    @Test
+    void completeExceptionallyFailsEveryWaitOnTheKey() {
+        CompletableFuture<Order> a = waits.await("o1", Duration.ofSeconds(30), Order::paid);
+        CompletableFuture<Order> b = waits.await("o1", Duration.ofSeconds(30));
+
+        assertThat(waits.completeExceptionally("o1", new IllegalStateException("order deleted"))).isEqualTo(2);
+
+        assertThatThrownBy(a::join).hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining("deleted");
+        assertThatThrownBy(b::join).hasCauseInstanceOf(IllegalStateException.class);
+        assertNothingPending();
+    }
+
+    @Test
+    void aThrowingPredicateIsNotThisValueAndIsReported() {
+        CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30), o -> {
+            if (o.status().equals("BAD")) {
+                throw new IllegalArgumentException("bad status");
+            }
+            return o.paid();
+        });
+
+        assertThat(waits.complete("o1", new Order("o1", "BAD"))).isZero();
+        assertThat(wait).isNotDone();
+        assertThat(errors).containsExactly("TRY_COMPLETE: bad status");
+
+        assertThat(waits.complete("o1", new Order("o1", "PAID"))).isEqualTo(1);
+        assertThat(wait).isDone();
+    }
+
+    @Test
+    void aNullValueIsAValue() {
+        CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
+        assertThat(waits.complete("o1", null)).isEqualTo(1);
+        assertThat(wait).isCompletedWithValue(null);
+    }
+
+    @Test
+    void aDependentStageThatCompletesAnotherKeyRunsAfterItsOwnCompletion() {
+        CompletableFuture<Order> second = waits.await("o2", Duration.ofSeconds(30));
+        CompletableFuture<Order> first = waits.await("o1", Duration.ofSeconds(30));
+        List<String> order = new ArrayList<>();
+        CompletableFuture<Void> firstDone = first.thenAccept(o -> {
+            order.add("first");
+            waits.complete("o2", new Order("o2", "PAID"));
+            order.add("after nested complete");
+        });
+        CompletableFuture<Void> secondDone = second.thenAccept(o -> order.add("second"));
+
+        waits.complete("o1", new Order("o1", "PAID"));
+
+        assertThat(firstDone).isDone();
+        assertThat(secondDone).isDone();
+        assertThat(order).containsExactly("first", "after nested complete", "second");
+    }
+
+    @Test
+    void closeAnswersEveryWaitAsATimeoutByDefault() {
+        CompletableFuture<Order> plain = waits.await("o1", Duration.ofSeconds(30));
+        CompletableFuture<Order> fallback = waits.on("o2").orElse(new Order("o2", "UNKNOWN"))
+                .await(Duration.ofSeconds(30));
+
+        waits.close();
+
+        assertThatThrownBy(plain::join).hasCauseInstanceOf(TimeoutException.class).hasMessageContaining("closed");
+        assertThat(fallback).isCompletedWithValue(new Order("o2", "UNKNOWN"));
+        assertThat(waits.complete("o1", new Order("o1", "PAID"))).isZero();
+        assertThatThrownBy(() -> waits.await("o1", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("orders");
+    }
+
+    @Test
+    void closeCancelsEveryWaitWithTheCancelPolicy() {
+        KeyedWaits<String, Order> cancelling = KeyedWaits.builder("c").timer(timer)
+                .closePolicy(ClosePolicy.CANCEL).build();
+        CompletableFuture<Order> wait = cancelling.await("o1", Duration.ofSeconds(30));
+        cancelling.close();
+        assertThat(wait).isCancelled();
+        assertThat(cancelling.stats().cancelled()).isEqualTo(1);
+    }
+
+    @Test
+    void theCompleteClosePolicyIsRefusedForItHasNoValue() {
+        assertThatThrownBy(() -> KeyedWaits.builder("c").closePolicy(ClosePolicy.COMPLETE).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("COMPLETE");
+    }
+
+    @Test
+    void maxPendingRefusesTheWaitBeyondIt() {
+        try (KeyedWaits<String, Order> small = KeyedWaits.builder("small").timer(timer).maxPending(1).build()) {
+            assertThat(small.await("o1", Duration.ofSeconds(30))).isNotDone();
+            assertThatThrownBy(() -> small.await("o2", Duration.ofSeconds(30)))
+                    .isInstanceOf(PurgatoryFullException.class);
+            assertThat(small.pending()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void badArgumentsAreNamed() {
+        assertThatThrownBy(() -> waits.await(null, Duration.ofSeconds(1))).hasMessage("key");
+        assertThatThrownBy(() -> waits.await("o1", null)).hasMessage("timeout");
+        assertThatThrownBy(() -> waits.on("o1").until(null)).hasMessage("until");
+        assertThatThrownBy(() -> waits.onAny(List.of())).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> waits.complete(null, null)).hasMessage("key");
+        assertThatThrownBy(() -> waits.completeExceptionally("o1", null)).hasMessage("error");
+        assertThatThrownBy(() -> KeyedWaits.builder("x").retainEvents(Duration.ZERO, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("window");
+        assertThatThrownBy(() -> KeyedWaits.builder("x").retainEvents(Duration.ofSeconds(1), 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxEntries must be >= 1: 0");
+        assertThat(waits.pending()).isZero();
+    }
+
+    // ---- early events ----
+
+    @Test
+    void anEventJustBeforeItsWaitAnswersItWithinTheWindow() {
+        try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
+            Order paid = new Order("o1", "PAID");
+            assertThat(early.complete("o1", paid)).as("no wait yet").isZero();
+            assertThat(early.retainedEvents()).isEqualTo(1);
+
+            timer.advanceClock(9_999);
+            CompletableFuture<Order> wait = early.await("o1", Duration.ofSeconds(30));
+
+            assertThat(wait).isCompletedWithValue(paid);
+            assertThat(early.pending()).isZero();
+            assertThat(early.stats().completedAtOnce()).isEqualTo(1);
+            assertThat(early.retainedEvents()).as("kept for later waits too").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void nothingIsRetainedAfterTheWindow() {
+        try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
+            early.complete("o1", new Order("o1", "PAID"));
+            timer.advanceClock(10_000);
+
+            assertThat(early.retainedEvents()).isZero();
+            assertThat(timer.size()).isZero();
+            CompletableFuture<Order> wait = early.await("o1", Duration.ofSeconds(30));
+            assertThat(wait).isNotDone();
+        }
+    }
+
+    @Test
+    void aRetainedEventAnswersOnlyWaitsWhosePredicateAcceptsIt() {
+        try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
+            early.complete("o1", new Order("o1", "CREATED"));
+            assertThat(early.await("o1", Duration.ofSeconds(30), Order::paid)).isNotDone();
+
+            early.complete("o1", new Order("o1", "PAID")); // replaces the key's last event
+            assertThat(early.retainedEvents()).isEqualTo(1);
+            assertThat(early.pending()).as("the pending wait took the new event").isZero();
+            assertThat(early.await("o1", Duration.ofSeconds(30), Order::paid)).isDone();
+        }
+    }
+
+    @Test
+    void aNewerEventRestartsItsKeysWindow() {
+        try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
+            early.complete("o1", new Order("o1", "CREATED"));
+            timer.advanceClock(6_000);
+            early.complete("o1", new Order("o1", "PAID"));
+            timer.advanceClock(6_000);
+
+            assertThat(early.retainedEvents()).isEqualTo(1);
+            assertThat(early.await("o1", Duration.ofSeconds(30))).isCompletedWithValue(new Order("o1", "PAID"));
+            assertThat(timer.size()).as("the replaced event's expiry was cancelled").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void retentionIsBoundedTheOldestEventGoesFirstAndIsCounted() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (KeyedWaits<String, Order> early = KeyedWaits.builder("bounded").timer(timer)
+                .retainEvents(Duration.ofSeconds(10), 2).meterRegistry(registry).build()) {
+            early.complete("o1", new Order("o1", "PAID"));
+            early.complete("o2", new Order("o2", "PAID"));
+            early.complete("o1", new Order("o1", "SHIPPED")); // o1 becomes the newest
+            early.complete("o3", new Order("o3", "PAID")); // evicts o2
+
+            assertThat(early.retainedEvents()).isEqualTo(2);
+            assertThat(early.await("o2", Duration.ofSeconds(30))).isNotDone();
+            assertThat(early.await("o1", Duration.ofSeconds(30))).isDone();
+            assertThat(registry.get("purgatory.events.retained").tag("purgatory", "bounded").gauge().value())
+                    .isEqualTo(2.0);
+            assertThat(registry.get("purgatory.events.retained.evicted").functionCounter().count()).isEqualTo(1.0);
+            assertThat(registry.get("purgatory.events.retained.hits").functionCounter().count()).isEqualTo(1.0);
+            assertThat(timer.size()).as("two expiries, and the pending wait's timeout").isEqualTo(3);
+        }
+        assertThat(registry.find("purgatory.events.retained").meter()).as("removed on close").isNull();
+        assertThat(registry.find("purgatory.pending").meter()).isNull();
+    }
+
+    @Test
+    void closeDropsTheRetainedEvents() {
+        KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100);
+        early.complete("o1", new Order("o1", "PAID"));
+        early.close();
+        assertThat(early.retainedEvents()).isZero();
+        assertThat(timer.size()).isZero();
+    }
+
+    @Test
+    void aWaitOnSeveralKeysIsAnsweredByAnEventRetainedForAnyOfThem() {
+        try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
+            early.complete("o2", new Order("o2", "PAID"));
+            assertThat(early.awaitAny(List.of("o1", "o2"), Duration.ofSeconds(30), Order::paid))
+                    .isCompletedWithValue(new Order("o2", "PAID"));
+        }
+    }
+
+    @Test
+    void errorsAreNotRetained() {
+        try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
+            early.completeExceptionally("o1", new IllegalStateException("x"));
+            assertThat(early.retainedEvents()).isZero();
+            assertThat(early.await("o1", Duration.ofSeconds(30))).isNotDone();
+        }
+    }
+
+    private KeyedWaits<String, Order> retaining(Duration window, int maxEntries) {
+        return KeyedWaits.builder("early").timer(timer).retainEvents(window, maxEntries).build();
+    }
+
+    private void assertNothingPending() {
+        assertThat(waits.pending()).isZero();
+        assertThat(waits.stats().watched()).isZero();
+        assertThat(waits.stats().keys()).isZero();
+        waits.purgatory().checkInvariants();
+    }
+
+    @Test
+    void aCancelledFutureIsCancelledForItsDependents() {
+        CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
+        CompletableFuture<String> dependent = wait.thenApply(Order::status);
+        wait.cancel(false);
+        assertThatThrownBy(dependent::join).hasCauseInstanceOf(CancellationException.class);
+    }
+}
