@@ -112,7 +112,30 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(watchKeys, "watchKeys");
         Object key = watchKeys.size() == 1 ? WatchKeys.only(watchKeys) : null; // one key: no array
-        Object[] keys = key == null ? WatchKeys.distinct(watchKeys) : null;
+        return submit(operation, key, key == null ? WatchKeys.distinct(watchKeys) : null, false, 0L);
+    }
+
+    /**
+     * As {@link #tryCompleteElseWatch(DelayedOperation, Collection)}, on one key, for an operation
+     * that waits until the key's position (an offset, a sequence number, a version) reaches
+     * {@code position}: {@link #checkAndComplete(Object, long)} with a position below it never
+     * tries the operation, so a check of a key with many such operations costs O(completed + log
+     * pending) instead of O(pending). A {@link #checkAndComplete(Object)} of the key tries it as
+     * any other. The operation still decides in its {@code tryComplete}: once its position is
+     * reached, every positional check of the key tries it until it completes.
+     *
+     * @throws NullPointerException if {@code operation} or {@code key} is null
+     * @throws IllegalArgumentException if the key's hashCode or equals throws
+     * @throws IllegalStateException as for the collection form
+     * @throws PurgatoryFullException if {@code maxPending} operations are pending
+     */
+    public boolean tryCompleteElseWatch(T operation, Object key, long position) {
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(key, "key");
+        return submit(operation, WatchKeys.check(key, 0), null, true, position);
+    }
+
+    private boolean submit(T operation, Object key, Object[] keys, boolean positioned, long position) {
         if (closed.get()) {
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
@@ -129,7 +152,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         boolean completed;
         try {
-            completed = submitClaimed(operation, key, keys);
+            completed = submitClaimed(operation, key, keys, positioned, position);
         } catch (Throwable failure) {
             abandon(operation);
             OperationState.release(operation, this);
@@ -140,7 +163,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /** Kafka's four steps, with the submission's claim held: no other thread tries the operation meanwhile. */
-    private boolean submitClaimed(DelayedOperation operation, Object key, Object[] keys) {
+    private boolean submitClaimed(DelayedOperation operation, Object key, Object[] keys, boolean positioned,
+                                  long position) {
         if (OperationState.tryOnce(operation, this)) { // 1. try
             return true;
         }
@@ -148,10 +172,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             return false;
         }
         if (key != null) { // 2. watch
-            watchOne(operation, key, 0, true);
+            watchOne(operation, key, 0, true, positioned, position);
         } else {
             for (int i = 0; i < keys.length; i++) {
-                watchOne(operation, keys[i], i, keys.length == 1);
+                watchOne(operation, keys[i], i, keys.length == 1, false, 0L);
             }
         }
         if (closed.get()) { // raced with close(), which may not have seen it: settle as close would
@@ -174,9 +198,14 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return false;
     }
 
-    private void watchOne(DelayedOperation operation, Object key, int index, boolean alone) {
+    private void watchOne(DelayedOperation operation, Object key, int index, boolean alone, boolean positioned,
+                          long position) {
         try {
-            shardFor(key).watch(operation, key, alone);
+            if (positioned) {
+                shardFor(key).watchAt(operation, key, position);
+            } else {
+                shardFor(key).watch(operation, key, alone);
+            }
         } catch (RuntimeException keyFailure) { // hashCode or equals threw after passing validation
             throw new IllegalArgumentException("watch key at index " + index + " failed while the operation was"
                     + " being watched (its hashCode or equals threw): " + keyFailure, keyFailure);
@@ -208,9 +237,20 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return shardFor(key).checkAndComplete(key);
     }
 
+    /**
+     * Tells the purgatory that {@code key}'s position is now {@code position}: tries exactly the
+     * operations watching the key at a position of at most {@code position} (see
+     * {@link #tryCompleteElseWatch(DelayedOperation, Object, long)}), in O(their number + log
+     * pending), and none of the others; returns how many this call completed.
+     */
+    public int checkAndComplete(Object key, long position) {
+        Objects.requireNonNull(key, "key");
+        return shardFor(key).checkAndComplete(key, position);
+    }
+
     /** Visits the operations watching {@code key} when the call starts, with {@code event} (keyed waits). */
     int visitWatching(Object key, Object event, WatcherList.Visitor visitor) {
-        return shardFor(key).visit(key, event, visitor);
+        return shardFor(key).visit(key, true, Long.MAX_VALUE, event, visitor);
     }
 
     /**

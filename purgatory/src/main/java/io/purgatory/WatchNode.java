@@ -4,8 +4,9 @@ package io.purgatory;
  * An operation's place on the watch list of one of its keys, when it watches several. (Watching
  * one key, the operation is its own node, so a single-key operation allocates none.) An
  * operation's nodes are chained through {@code nextOfOperation}, from its {@code watchNext}.
+ * A {@link PositionNode} is its place in a key's positions instead.
  */
-final class WatchNode implements WatchLink {
+class WatchNode implements WatchLink {
 
     final DelayedOperation operation;
     final Watchers watchers;

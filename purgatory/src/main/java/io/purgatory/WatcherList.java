@@ -62,6 +62,11 @@ final class WatcherList {
      * then nothing was linked.
      */
     synchronized void watch(DelayedOperation op, Object key, boolean alone) {
+        listFor(key).link(op, alone);
+    }
+
+    /** The key's list, created or reused (K5); the caller holds the lock. */
+    private Watchers listFor(Object key) {
         Watchers watchers = watchersByKey.get(key);
         if (watchers == null) {
             watchers = new Watchers(key, this);
@@ -76,7 +81,15 @@ final class WatcherList {
             }
             counters.keyListRefilled(lingered);
         }
-        watchers.link(op, alone);
+        return watchers;
+    }
+
+    /**
+     * Links {@code op} on {@code key} to wait until the key's position reaches {@code position}
+     * (K7); the caller holds the operation's submission claim. As {@link #watch} otherwise.
+     */
+    synchronized void watchAt(DelayedOperation op, Object key, long position) {
+        listFor(key).linkAt(op, position);
     }
 
     /** Unlinks every node of {@code op} and forgets them; returns how many were linked. */
@@ -140,14 +153,23 @@ final class WatcherList {
      * call completed. Operations are called with no lock held (K4).
      */
     int checkAndComplete(Object key) {
-        return visit(key, null, check);
+        return visit(key, true, Long.MAX_VALUE, null, check);
+    }
+
+    /**
+     * Tries the operations watching {@code key} at a position of at most {@code position} when the
+     * call starts (K6, K7), and no other; returns how many this call completed.
+     */
+    int checkAndComplete(Object key, long position) {
+        return visit(key, false, position, null, check);
     }
 
     /**
      * Hands {@code event} to {@code visitor} with each operation watching {@code key} when the call
-     * starts (K6), with no lock held (K4); returns how many visits returned true.
+     * starts (K6): those of its list if {@code list}, and those at a position of at most
+     * {@code reached} (K7). With no lock held (K4); returns how many visits returned true.
      */
-    int visit(Object key, Object event, Visitor visitor) {
+    int visit(Object key, boolean list, long reached, Object event, Visitor visitor) {
         CopyBuffer copies = CopyBuffer.current();
         WatchLink[] nodes;
         int n;
@@ -156,9 +178,12 @@ final class WatcherList {
             if (watchers == null || watchers.isEmpty()) {
                 return 0;
             }
-            n = watchers.size();
+            n = watchers.count(list, reached);
+            if (n == 0) {
+                return 0;
+            }
             nodes = copies.take(n);
-            watchers.copyTo(nodes);
+            watchers.copyTo(list, reached, nodes);
         }
         int settled = 0;
         try {

@@ -1,0 +1,229 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.purgatory.timer.ManualTimer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Operations that wait for a key's position ({@code tryCompleteElseWatch(op, key, position)}):
+ * a positional check tries exactly those whose position is reached; every guarantee of the
+ * try-all path holds beside them on the same key.
+ */
+class PositionedWaitsTest {
+
+    /** Completes once the shared high watermark reaches its offset; counts its tries. */
+    static final class AwaitOffset extends DelayedOperation {
+        final long offset;
+        final AtomicLong watermark;
+        final AtomicInteger tries = new AtomicInteger();
+        volatile boolean blocked;
+
+        AwaitOffset(long delayMs, long offset, AtomicLong watermark) {
+            super(delayMs);
+            this.offset = offset;
+            this.watermark = watermark;
+        }
+
+        @Override
+        protected boolean tryComplete() {
+            tries.incrementAndGet();
+            return !blocked && watermark.get() >= offset && forceComplete();
+        }
+
+        @Override
+        protected void onComplete() {
+        }
+
+        @Override
+        protected void onExpiration() {
+        }
+    }
+
+    private final ManualTimer timer = new ManualTimer();
+    private final DelayedOperationPurgatory<DelayedOperation> purgatory =
+            DelayedOperationPurgatory.<DelayedOperation>builder("positions").timer(timer).reaperEnabled(false).build();
+    private final AtomicLong watermark = new AtomicLong(-1);
+
+    @AfterEach
+    void close() {
+        purgatory.checkInvariants();
+        purgatory.close();
+    }
+
+    @Test
+    void aPositionalCheckTriesExactlyTheReachedOperationsAndNoOther() {
+        List<AwaitOffset> ops = new ArrayList<>();
+        Random random = new Random(7);
+        List<Long> offsets = new ArrayList<>();
+        for (long o = 0; o < 1_000; o++) {
+            offsets.add(o);
+        }
+        java.util.Collections.shuffle(offsets, random);
+        for (long offset : offsets) {
+            AwaitOffset op = new AwaitOffset(60_000, offset, watermark);
+            assertThat(purgatory.tryCompleteElseWatch(op, "tp-0", offset)).isFalse();
+            ops.add(op);
+        }
+        ops.forEach(op -> op.tries.set(0)); // the submission's two tries
+
+        watermark.set(9);
+        assertThat(purgatory.checkAndComplete("tp-0", 9)).isEqualTo(10);
+
+        for (AwaitOffset op : ops) {
+            assertThat(op.tries.get()).as("offset %d", op.offset).isEqualTo(op.offset <= 9 ? 1 : 0);
+            assertThat(op.isCompleted()).isEqualTo(op.offset <= 9);
+        }
+        assertThat(purgatory.numDelayed()).isEqualTo(990);
+        assertThat(purgatory.watched()).isEqualTo(990);
+        purgatory.checkInvariants();
+    }
+
+    @Test
+    void aCheckBelowEveryPositionTriesNothing() {
+        AwaitOffset op = new AwaitOffset(60_000, 100, watermark);
+        purgatory.tryCompleteElseWatch(op, "tp-0", 100);
+        op.tries.set(0);
+
+        assertThat(purgatory.checkAndComplete("tp-0", 99)).isZero();
+        assertThat(purgatory.checkAndComplete("unknown", 1_000)).isZero();
+
+        assertThat(op.tries.get()).isZero();
+    }
+
+    @Test
+    void aReachedOperationThatSaysNotYetIsTriedAgainByTheNextPositionalCheck() {
+        AwaitOffset op = new AwaitOffset(60_000, 5, watermark);
+        op.blocked = true; // e.g. waiting for something besides the position
+        purgatory.tryCompleteElseWatch(op, "tp-0", 5);
+        watermark.set(5);
+
+        assertThat(purgatory.checkAndComplete("tp-0", 5)).isZero();
+        op.blocked = false;
+        assertThat(purgatory.checkAndComplete("tp-0", 6)).isEqualTo(1);
+        assertThat(op.isCompleted()).isTrue();
+    }
+
+    @Test
+    void theTryAllCheckStillTriesPositionedOperationsAndPositionalChecksLeavePlainOnesAlone() {
+        AwaitOffset positioned = new AwaitOffset(60_000, 100, watermark);
+        MockOperation plain = new MockOperation(60_000);
+        purgatory.tryCompleteElseWatch(positioned, "tp-0", 100);
+        purgatory.tryCompleteElseWatch(plain, List.of("tp-0"));
+        plain.completable = true;
+        assertThat(purgatory.watched()).isEqualTo(2);
+        assertThat(purgatory.watchedKeys()).isEqualTo(1);
+
+        assertThat(purgatory.checkAndComplete("tp-0", 1_000)).as("the plain one is not positional").isZero();
+        assertThat(plain.isCompleted()).isFalse();
+
+        watermark.set(100); // e.g. a leader change: the caller does not know positions, it tries all
+        assertThat(purgatory.checkAndComplete("tp-0")).isEqualTo(2);
+        assertThat(purgatory.numDelayed()).isZero();
+        assertThat(purgatory.watchedKeys()).isZero();
+    }
+
+    @Test
+    void expiredAndCancelledPositionedOperationsLeaveTheHeapAtOnce() {
+        List<AwaitOffset> ops = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            AwaitOffset op = new AwaitOffset(i % 2 == 0 ? 10 : 60_000, 1_000 - i, watermark);
+            purgatory.tryCompleteElseWatch(op, "tp-0", op.offset);
+            ops.add(op);
+        }
+        timer.advanceClock(10); // the even half expires
+        purgatory.checkInvariants();
+        assertThat(purgatory.numDelayed()).isEqualTo(50);
+        for (int i = 1; i < 100; i += 4) {
+            assertThat(ops.get(i).cancel()).isTrue();
+        }
+        purgatory.checkInvariants();
+        assertThat(purgatory.numDelayed()).isEqualTo(25);
+        assertThat(purgatory.watched()).isEqualTo(25);
+
+        watermark.set(Long.MAX_VALUE);
+        assertThat(purgatory.checkAndComplete("tp-0", Long.MAX_VALUE - 1)).isEqualTo(25);
+        assertThat(purgatory.watchedKeys()).isZero();
+    }
+
+    @Test
+    void anOperationWhosePositionIsReachedAtSubmissionCompletesAtOnce() {
+        watermark.set(10);
+        AwaitOffset op = new AwaitOffset(60_000, 10, watermark);
+        assertThat(purgatory.tryCompleteElseWatch(op, "tp-0", 10)).isTrue();
+        assertThat(purgatory.numDelayed()).isZero();
+        assertThat(purgatory.stats().completedAtOnce()).isEqualTo(1);
+    }
+
+    @Test
+    void closeSettlesPositionedOperations() {
+        AwaitOffset op = new AwaitOffset(60_000, 10, watermark);
+        purgatory.tryCompleteElseWatch(op, "tp-0", 10);
+        purgatory.close();
+        assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
+    }
+
+    @Test
+    void badInputIsNamed() {
+        AwaitOffset op = new AwaitOffset(60_000, 10, watermark);
+        assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(op, null, 10)).hasMessage("key");
+        assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(null, "k", 10)).hasMessage("operation");
+        assertThatThrownBy(() -> purgatory.checkAndComplete(null, 10)).hasMessage("key");
+        purgatory.tryCompleteElseWatch(op, "tp-0", 10);
+        assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(op, "tp-0", 10))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(purgatory.watched()).isEqualTo(1);
+    }
+
+    /** Random submissions, expiries, cancels and checks against a model: the heap and the gauges agree after each. */
+    @Test
+    void randomStepsAgreeWithAModel() {
+        Random random = new Random(42);
+        TreeMap<Long, List<AwaitOffset>> model = new TreeMap<>();
+        List<AwaitOffset> pending = new ArrayList<>();
+        long position = 0;
+        for (int step = 0; step < 20_000; step++) {
+            int action = random.nextInt(10);
+            if (action < 5) {
+                long offset = position + random.nextInt(200);
+                AwaitOffset op = new AwaitOffset(1 + random.nextInt(500), offset, watermark);
+                purgatory.tryCompleteElseWatch(op, "tp-" + random.nextInt(3), offset);
+                if (!op.isCompleted()) {
+                    model.computeIfAbsent(offset, o -> new ArrayList<>()).add(op);
+                    pending.add(op);
+                }
+            } else if (action < 7 && !pending.isEmpty()) {
+                pending.get(random.nextInt(pending.size())).cancel();
+            } else if (action < 9) {
+                position += random.nextInt(20);
+                watermark.set(position);
+                for (int k = 0; k < 3; k++) {
+                    purgatory.checkAndComplete("tp-" + k, position);
+                }
+                for (List<AwaitOffset> reached : model.headMap(position, true).values()) {
+                    for (AwaitOffset op : reached) {
+                        assertThat(op.isCompleted()).as("offset %d at position %d", op.offset, position).isTrue();
+                    }
+                }
+            } else {
+                timer.advanceClock(random.nextInt(50));
+            }
+            pending.removeIf(DelayedOperation::isCompleted);
+            if (step % 500 == 0) {
+                purgatory.checkInvariants();
+                assertThat(purgatory.numDelayed()).isEqualTo(pending.size());
+            }
+        }
+        purgatory.checkInvariants();
+        assertThat(purgatory.numDelayed()).isEqualTo(pending.size());
+        assertThat(purgatory.watched()).isEqualTo(pending.size());
+    }
+}
