@@ -248,9 +248,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return shardFor(key).checkAndComplete(key, position);
     }
 
-    /** Visits the operations watching {@code key} when the call starts, with {@code event} (keyed waits). */
-    int visitWatching(Object key, Object event, WatcherList.Visitor visitor) {
-        return shardFor(key).visit(key, true, Long.MAX_VALUE, event, visitor);
+    /**
+     * Visits the operations watching {@code key} when the call starts, with {@code event}: those
+     * watching it plainly, and those at a position of at most {@code reached} (keyed waits).
+     */
+    int visitWatching(Object key, long reached, Object event, WatcherList.Visitor visitor) {
+        return shardFor(key).visit(key, true, reached, event, visitor);
     }
 
     /**

@@ -49,12 +49,12 @@ final class EventRetention<V> {
         this.timer = timer;
     }
 
-    /** Keeps {@code value} as {@code key}'s last event for the window (R1, R2). */
-    synchronized void retain(Object key, V value) {
+    /** Keeps {@code value}, at {@code position}, as {@code key}'s last event for the window (R1, R2). */
+    synchronized void retain(Object key, V value, long position) {
         if (closed) {
             return;
         }
-        Event<V> event = new Event<>(this, key, value, windowMs);
+        Event<V> event = new Event<>(this, key, value, position, windowMs);
         Event<V> previous = events.remove(key);
         if (previous != null) {
             previous.cancel();
@@ -79,7 +79,7 @@ final class EventRetention<V> {
         synchronized (this) {
             event = events.get(key);
         }
-        if (event != null && wait.offer(event.value)) {
+        if (event != null && wait.offer(event.value, event.position)) {
             hits.increment();
             return true;
         }
@@ -140,12 +140,14 @@ final class EventRetention<V> {
         private final EventRetention<V> retention;
         final Object key;
         final V value;
+        final long position;
 
-        Event(EventRetention<V> retention, Object key, V value, long windowMs) {
+        Event(EventRetention<V> retention, Object key, V value, long position, long windowMs) {
             super(windowMs);
             this.retention = retention;
             this.key = key;
             this.value = value;
+            this.position = position;
         }
 
         @Override

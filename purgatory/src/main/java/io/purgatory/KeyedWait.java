@@ -45,15 +45,19 @@ final class KeyedWait<V> extends DelayedOperation {
     private final Object keys;
     private final Predicate<? super V> accept;
     private final Object fallback;
+    /** The position an event must carry to answer the wait; NO_POSITION if any event may. */
+    private final long atLeast;
     private final WaitFuture<V> future = new WaitFuture<>(this);
     private volatile Object answer = NONE;
 
-    KeyedWait(KeyedWaits<?, V> owner, long timeoutMs, Object keys, Predicate<? super V> accept, Object fallback) {
+    KeyedWait(KeyedWaits<?, V> owner, long timeoutMs, Object keys, Predicate<? super V> accept, Object fallback,
+              long atLeast) {
         super(timeoutMs);
         this.owner = owner;
         this.keys = keys;
         this.accept = accept;
         this.fallback = fallback;
+        this.atLeast = atLeast;
     }
 
     static Object noFallback() {
@@ -64,9 +68,13 @@ final class KeyedWait<V> extends DelayedOperation {
         return future;
     }
 
-    /** Answers the wait with {@code value} if pending and accepted (W1, W2); true iff this call completed it. */
-    boolean offer(V value) {
-        if (isCompleted() || !accepts(value)) {
+    /**
+     * Answers the wait with {@code value}, an event at {@code position} (NO_POSITION if it has
+     * none), if the wait is pending, the position reaches its own and its predicate accepts the
+     * value (W1, W2); true iff this call completed it.
+     */
+    boolean offer(V value, long position) {
+        if (isCompleted() || (atLeast != KeyedWaits.NO_POSITION && position < atLeast) || !accepts(value)) {
             return false;
         }
         return ANSWER.compareAndSet(this, NONE, value) && forceComplete();

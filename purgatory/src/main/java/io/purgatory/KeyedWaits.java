@@ -60,9 +60,12 @@ import java.util.function.Predicate;
  */
 public final class KeyedWaits<K, V> implements AutoCloseable {
 
+    /** The position of an event that carries none: it answers no positioned wait. */
+    static final long NO_POSITION = Long.MIN_VALUE;
+
     private final DelayedOperationPurgatory<KeyedWait<V>> purgatory;
     private final EventRetention<V> retention;
-    private final WatcherList.Visitor offer = KeyedWaits::offer;
+    private final WatcherList.Visitor offer = (op, value) -> offer(op, value, NO_POSITION);
     private final WatcherList.Visitor fail = KeyedWaits::fail;
 
     @SuppressWarnings("unchecked") // the purgatory is new and holds only the KeyedWait<V> submitted here
@@ -130,16 +133,38 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
             return 0;
         }
         if (retention != null) {
-            retention.retain(key, value); // before the waits are visited (R2)
+            retention.retain(key, value, NO_POSITION); // before the waits are visited (R2)
         }
-        return purgatory.visitWatching(key, value, offer);
+        return purgatory.visitWatching(key, NO_POSITION, value, offer);
+    }
+
+    /**
+     * As {@link #complete(Object, Object)}, for an event that moves {@code key}'s position (a
+     * version, a sequence number, an offset) to {@code position}: it also answers the waits for a
+     * position of at most {@code position} ({@link Await#atLeast}), found in O(their number + log
+     * pending) however many wait for a later one. Returns how many waits it answered.
+     *
+     * @throws IllegalArgumentException if {@code position} is {@code Long.MIN_VALUE}, which means "none"
+     */
+    public int complete(K key, V value, long position) {
+        Objects.requireNonNull(key, "key");
+        if (position == NO_POSITION) {
+            throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
+        }
+        if (purgatory.isClosed()) {
+            return 0;
+        }
+        if (retention != null) {
+            retention.retain(key, value, position); // before the waits are visited (R2)
+        }
+        return purgatory.visitWatching(key, position, value, new PositionedOffer(position));
     }
 
     /** Fails every wait on {@code key} with {@code error}; returns how many. Errors are not retained. */
     public int completeExceptionally(K key, Throwable error) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(error, "error");
-        return purgatory.visitWatching(key, error, fail);
+        return purgatory.visitWatching(key, Long.MAX_VALUE, error, fail); // every wait, positioned or not
     }
 
     /** Pending waits. O(1). */
@@ -196,17 +221,31 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         return new KeyedWait.Timeout("no event answered the wait in '" + name() + "' within " + timeoutMs + " ms");
     }
 
-    private CompletableFuture<V> submit(Object keys, Duration timeout, Predicate<? super V> until, Object fallback) {
+    private CompletableFuture<V> submit(Object keys, Duration timeout, Predicate<? super V> until, Object fallback,
+                                        long atLeast) {
         long timeoutMs = Durations.toMillis(timeout, "timeout");
-        KeyedWait<V> wait = new KeyedWait<>(this, timeoutMs, retention == null ? null : keys, until, fallback);
-        purgatory.tryCompleteElseWatch(wait, keys instanceof Object[] all ? List.of(all) : List.of(keys));
+        KeyedWait<V> wait = new KeyedWait<>(this, timeoutMs, retention == null ? null : keys, until, fallback,
+                atLeast);
+        if (atLeast != NO_POSITION) {
+            purgatory.tryCompleteElseWatch(wait, keys, atLeast);
+        } else {
+            purgatory.tryCompleteElseWatch(wait, keys instanceof Object[] all ? List.of(all) : List.of(keys));
+        }
         return wait.future();
     }
 
-    private static boolean offer(DelayedOperation op, Object value) {
+    private static boolean offer(DelayedOperation op, Object value, long position) {
         @SuppressWarnings("unchecked") // the purgatory holds only KeyedWait<V>, and complete takes a V
         KeyedWait<Object> wait = (KeyedWait<Object>) op;
-        return wait.offer(value);
+        return wait.offer(value, position);
+    }
+
+    /** The visit of an event at a position. */
+    private record PositionedOffer(long position) implements WatcherList.Visitor {
+        @Override
+        public boolean visit(DelayedOperation op, Object value) {
+            return offer(op, value, position);
+        }
     }
 
     private static boolean fail(DelayedOperation op, Object error) {
@@ -226,6 +265,7 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         private final Object keys;
         private Predicate<? super V> until;
         private Object fallback = KeyedWait.noFallback();
+        private long atLeast = NO_POSITION;
 
         Await(KeyedWaits<K, V> waits, Object keys) {
             this.waits = waits;
@@ -235,6 +275,26 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         /** Only an event whose value {@code until} accepts answers the wait (default: any event). */
         public Await<K, V> until(Predicate<? super V> until) {
             this.until = Objects.requireNonNull(until, "until");
+            return this;
+        }
+
+        /**
+         * Only an event that carries a position of at least {@code position} answers the wait
+         * ({@link KeyedWaits#complete(Object, Object, long)}): "until the config's version is 7".
+         * Positional checks skip the wait until then, so a key with many such waits costs
+         * O(answered + log pending) per event. One key only.
+         *
+         * @throws IllegalArgumentException if the wait is on several keys, or {@code position} is
+         *         {@code Long.MIN_VALUE}
+         */
+        public Await<K, V> atLeast(long position) {
+            if (keys instanceof Object[]) {
+                throw new IllegalArgumentException("atLeast(position) waits on one key; this wait is on several");
+            }
+            if (position == NO_POSITION) {
+                throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
+            }
+            this.atLeast = position;
             return this;
         }
 
@@ -254,7 +314,7 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
          * @throws PurgatoryFullException if {@code maxPending} waits are pending
          */
         public CompletableFuture<V> await(Duration timeout) {
-            return waits.submit(keys, timeout, until, fallback);
+            return waits.submit(keys, timeout, until, fallback, atLeast);
         }
     }
 

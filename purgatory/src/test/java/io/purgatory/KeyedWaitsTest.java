@@ -298,6 +298,72 @@ class KeyedWaitsTest {
         assertThat(waits.pending()).isZero();
     }
 
+    // ---- positions ----
+
+    @Test
+    void aWaitAtLeastAPositionIsAnsweredOnlyByAnEventThatReachesIt() {
+        KeyedWaits<String, Integer> versions = KeyedWaits.builder("config").timer(timer).build();
+        try (versions) {
+            CompletableFuture<Integer> v7 = versions.on("app").atLeast(7).await(Duration.ofSeconds(30));
+            CompletableFuture<Integer> v9 = versions.on("app").atLeast(9).await(Duration.ofSeconds(30));
+            CompletableFuture<Integer> any = versions.await("app", Duration.ofSeconds(30));
+
+            assertThat(versions.complete("app", 6, 6)).as("the plain wait only").isEqualTo(1);
+            assertThat(any).isCompletedWithValue(6);
+            assertThat(versions.complete("app", 100)).as("no position: no positioned wait").isZero();
+            assertThat(versions.complete("app", 8, 8)).isEqualTo(1);
+            assertThat(v7).isCompletedWithValue(8);
+            assertThat(v9).isNotDone();
+            assertThat(versions.complete("app", 9, 9)).isEqualTo(1);
+            assertThat(v9).isCompletedWithValue(9);
+            versions.purgatory().checkInvariants();
+        }
+    }
+
+    @Test
+    void aPositionedWaitKeepsItsPredicateAndIsFailedAndCancelledAsAnyOther() {
+        KeyedWaits<String, Integer> versions = KeyedWaits.builder("config").timer(timer).build();
+        try (versions) {
+            CompletableFuture<Integer> even = versions.on("app").atLeast(2).until(v -> v % 2 == 0)
+                    .await(Duration.ofSeconds(30));
+            CompletableFuture<Integer> failed = versions.on("app").atLeast(50).await(Duration.ofSeconds(30));
+            CompletableFuture<Integer> cancelled = versions.on("app").atLeast(50).await(Duration.ofSeconds(30));
+
+            assertThat(versions.complete("app", 3, 3)).isZero();
+            assertThat(versions.complete("app", 4, 4)).isEqualTo(1);
+            assertThat(even).isCompletedWithValue(4);
+            cancelled.cancel(false);
+            assertThat(versions.completeExceptionally("app", new IllegalStateException("deleted"))).isEqualTo(1);
+            assertThat(failed).isCompletedExceptionally();
+            assertThat(versions.pending()).isZero();
+            versions.purgatory().checkInvariants();
+        }
+    }
+
+    @Test
+    void aRetainedEventAnswersAPositionedWaitOnlyIfItReachesThePosition() {
+        KeyedWaits<String, Integer> versions = KeyedWaits.builder("config").timer(timer)
+                .retainEvents(Duration.ofSeconds(10), 10).build();
+        try (versions) {
+            versions.complete("app", 7, 7);
+            assertThat(versions.on("app").atLeast(7).await(Duration.ofSeconds(30))).isCompletedWithValue(7);
+            assertThat(versions.on("app").atLeast(8).await(Duration.ofSeconds(30))).isNotDone();
+            versions.complete("app", 100);
+            assertThat(versions.on("app").atLeast(1).await(Duration.ofSeconds(30)))
+                    .as("an event without a position reaches none").isNotDone();
+        }
+    }
+
+    @Test
+    void positionsAreForOneKeyAndAboveLongMinValue() {
+        assertThatThrownBy(() -> waits.onAny(List.of("a", "b")).atLeast(1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one key");
+        assertThatThrownBy(() -> waits.on("a").atLeast(Long.MIN_VALUE))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("position");
+        assertThatThrownBy(() -> waits.complete("a", null, Long.MIN_VALUE))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("position");
+    }
+
     // ---- early events ----
 
     @Test

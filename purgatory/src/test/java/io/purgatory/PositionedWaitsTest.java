@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
@@ -67,7 +68,7 @@ class PositionedWaitsTest {
         for (long o = 0; o < 1_000; o++) {
             offsets.add(o);
         }
-        java.util.Collections.shuffle(offsets, random);
+        Collections.shuffle(offsets, random);
         for (long offset : offsets) {
             AwaitOffset op = new AwaitOffset(60_000, offset, watermark);
             assertThat(purgatory.tryCompleteElseWatch(op, "tp-0", offset)).isFalse();
@@ -213,6 +214,7 @@ class PositionedWaitsTest {
                         assertThat(op.isCompleted()).as("offset %d at position %d", op.offset, position).isTrue();
                     }
                 }
+                model.headMap(position, true).clear();
             } else {
                 timer.advanceClock(random.nextInt(50));
             }
