@@ -120,9 +120,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * that waits until the key's position (an offset, a sequence number, a version) reaches
      * {@code position}: {@link #checkAndComplete(Object, long)} with a position below it never
      * tries the operation, so a check of a key with many such operations costs O(completed + log
-     * pending) instead of O(pending). A {@link #checkAndComplete(Object)} of the key tries it as
-     * any other. The operation still decides in its {@code tryComplete}: once its position is
-     * reached, every positional check of the key tries it until it completes.
+     * pending) instead of O(pending). A {@link #checkAndComplete(Object)} of the key (for a change
+     * that is not a move of its position: a leader change, an error) tries it as any other. The
+     * operation still decides in its {@code tryComplete}: once its position is reached, every
+     * positional check of the key tries it until it completes.
      *
      * @throws NullPointerException if {@code operation} or {@code key} is null
      * @throws IllegalArgumentException if the key's hashCode or equals throws
@@ -238,10 +239,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /**
-     * Tells the purgatory that {@code key}'s position is now {@code position}: tries exactly the
-     * operations watching the key at a position of at most {@code position} (see
-     * {@link #tryCompleteElseWatch(DelayedOperation, Object, long)}), in O(their number + log
-     * pending), and none of the others; returns how many this call completed.
+     * Tells the purgatory that {@code key} changed and its position is now {@code position}: tries
+     * the operations watching the key plainly, as {@link #checkAndComplete(Object)} does, and of
+     * those watching it at a position (see
+     * {@link #tryCompleteElseWatch(DelayedOperation, Object, long)}) exactly the ones whose position
+     * is at most {@code position}, found in O(their number + log pending). Returns how many this
+     * call completed.
      */
     public int checkAndComplete(Object key, long position) {
         Objects.requireNonNull(key, "key");

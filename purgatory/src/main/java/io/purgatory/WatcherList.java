@@ -157,11 +157,11 @@ final class WatcherList {
     }
 
     /**
-     * Tries the operations watching {@code key} at a position of at most {@code position} when the
-     * call starts (K6, K7), and no other; returns how many this call completed.
+     * Tries the operations watching {@code key} plainly, and those at a position of at most
+     * {@code position}, when the call starts (K6, K7); returns how many this call completed.
      */
     int checkAndComplete(Object key, long position) {
-        return visit(key, false, position, null, check);
+        return visit(key, true, position, null, check);
     }
 
     /**

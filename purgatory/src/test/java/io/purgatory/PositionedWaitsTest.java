@@ -114,20 +114,28 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void theTryAllCheckStillTriesPositionedOperationsAndPositionalChecksLeavePlainOnesAlone() {
+    void plainOperationsKeepTryAllSemanticsBesidePositionedOnes() {
         AwaitOffset positioned = new AwaitOffset(60_000, 100, watermark);
+        AwaitOffset unreached = new AwaitOffset(60_000, 200, watermark);
         MockOperation plain = new MockOperation(60_000);
         purgatory.tryCompleteElseWatch(positioned, "tp-0", 100);
+        purgatory.tryCompleteElseWatch(unreached, "tp-0", 200);
         purgatory.tryCompleteElseWatch(plain, List.of("tp-0"));
-        plain.completable = true;
-        assertThat(purgatory.watched()).isEqualTo(2);
+        assertThat(purgatory.watched()).isEqualTo(3);
         assertThat(purgatory.watchedKeys()).isEqualTo(1);
+        positioned.tries.set(0);
+        unreached.tries.set(0);
+        int plainTries = plain.tryCompleteCalls.get();
 
-        assertThat(purgatory.checkAndComplete("tp-0", 1_000)).as("the plain one is not positional").isZero();
-        assertThat(plain.isCompleted()).isFalse();
+        assertThat(purgatory.checkAndComplete("tp-0", 99)).isZero();
+        assertThat(plain.tryCompleteCalls.get())
+                .as("a positional check tries the plain ones").isEqualTo(plainTries + 1);
+        assertThat(positioned.tries.get()).isZero();
 
-        watermark.set(100); // e.g. a leader change: the caller does not know positions, it tries all
-        assertThat(purgatory.checkAndComplete("tp-0")).isEqualTo(2);
+        plain.completable = true;
+        watermark.set(200); // e.g. a leader change: the caller does not know positions, it tries all
+        assertThat(purgatory.checkAndComplete("tp-0")).isEqualTo(3);
+        assertThat(unreached.tries.get()).isEqualTo(1);
         assertThat(purgatory.numDelayed()).isZero();
         assertThat(purgatory.watchedKeys()).isZero();
     }
