@@ -204,6 +204,19 @@ public final class Partition {
         return highWatermark;
     }
 
+    /** Bytes of the committed records (below the high watermark): the position a fetch waits on. */
+    public synchronized long committedBytes() {
+        return highWatermark == 0 ? 0 : endPositions[(int) highWatermark - 1];
+    }
+
+    /** Bytes of the records below {@code offset}, for an offset within the log; else -1. */
+    synchronized long bytesBefore(long offset) {
+        if (offset < 0 || offset > records.size()) {
+            return -1;
+        }
+        return offset == 0 ? 0 : endPositions[(int) offset - 1];
+    }
+
     public synchronized long logEndOffset() {
         return records.size();
     }

@@ -132,13 +132,16 @@ public final class ReplicaManager implements AutoCloseable {
             }
         }
         // partition locks are released: complete what the appends may have satisfied
-        for (TopicPartition tp : status.keySet()) {
-            fetchPurgatory.checkAndComplete(tp);
-        }
-        watermarkMoved.forEach(producePurgatory::checkAndComplete);
+        watermarkMoved.forEach(this::watermarkMoved);
         if (acks == -1 && anyAppended) {
-            producePurgatory.tryCompleteElseWatch(new DelayedProduce(timeoutMs, status, this::checkReplicas,
-                    callback, produceExpirations::increment), status.keySet());
+            DelayedProduce produce = new DelayedProduce(timeoutMs, status, this::checkReplicas, callback,
+                    produceExpirations::increment);
+            if (status.size() == 1) { // one partition: it waits for the high watermark to pass its offset
+                Map.Entry<TopicPartition, PartitionStatus> only = status.entrySet().iterator().next();
+                producePurgatory.tryCompleteElseWatch(produce, only.getKey(), only.getValue().baseOffset + 1);
+            } else {
+                producePurgatory.tryCompleteElseWatch(produce, status.keySet());
+            }
         } else {
             callback.accept(DelayedProduce.responses(status));
         }
@@ -165,8 +168,18 @@ public final class ReplicaManager implements AutoCloseable {
             callback.accept(DelayedFetch.read(maxBytes, copy, partitions::get));
             return;
         }
-        fetchPurgatory.tryCompleteElseWatch(new DelayedFetch(maxWaitMs, minBytes, maxBytes, copy, partitions::get,
-                callback, fetchExpirations::increment), copy.keySet());
+        DelayedFetch fetch = new DelayedFetch(maxWaitMs, minBytes, maxBytes, copy, partitions::get, callback,
+                fetchExpirations::increment);
+        if (copy.size() == 1 && minBytes <= maxBytes) { // one partition: it waits for enough committed bytes
+            Map.Entry<TopicPartition, Long> only = copy.entrySet().iterator().next();
+            Partition p = partitions.get(only.getKey());
+            long start = p == null ? -1 : p.bytesBefore(only.getValue());
+            if (start >= 0) {
+                fetchPurgatory.tryCompleteElseWatch(fetch, only.getKey(), start + minBytes);
+                return;
+            }
+        }
+        fetchPurgatory.tryCompleteElseWatch(fetch, copy.keySet());
     }
 
     /** Follower {@code replica} fetches every partition, lagging {@code lagMs} behind the leader. */
@@ -174,8 +187,10 @@ public final class ReplicaManager implements AutoCloseable {
         long now = nowMs();
         for (Partition p : partitions.values()) {
             Partition.Change change = p.replicate(replica, now, lagMs, config.replicaLagMaxMs());
-            if (change.highWatermarkMoved()) {
+            if (change.isrChanged()) {
                 completeDelayedRequests(p.topicPartition());
+            } else if (change.highWatermarkMoved()) {
+                watermarkMoved(p.topicPartition());
             }
         }
     }
@@ -245,6 +260,17 @@ public final class ReplicaManager implements AutoCloseable {
         return p == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : p.checkEnoughReplicasReachOffset(requiredOffset);
     }
 
+    /**
+     * Only the high watermark moved: the produces and fetches waiting on {@code tp} at a position
+     * it reached are tried, the others skipped (the plain ones are tried too).
+     */
+    private void watermarkMoved(TopicPartition tp) {
+        Partition p = partitions.get(tp);
+        producePurgatory.checkAndComplete(tp, p.highWatermark());
+        fetchPurgatory.checkAndComplete(tp, p.committedBytes());
+    }
+
+    /** Anything else changed (the in-sync set, the leader): every operation waiting on {@code tp} is tried. */
     private void completeDelayedRequests(TopicPartition tp) {
         producePurgatory.checkAndComplete(tp);
         fetchPurgatory.checkAndComplete(tp);
