@@ -45,6 +45,16 @@ final class OursPurgatory implements PurgatoryUnderTest {
     }
 
     @Override
+    public boolean tryCompleteElseWatchAt(Completable operation, BenchKey key, long position) {
+        return purgatory.tryCompleteElseWatch((Op) operation, key, position);
+    }
+
+    @Override
+    public int checkAndComplete(BenchKey key, long position) {
+        return purgatory.checkAndComplete(key, position);
+    }
+
+    @Override
     public int watched() {
         return purgatory.watched();
     }

@@ -25,6 +25,19 @@ public interface PurgatoryUnderTest extends AutoCloseable {
     /** Tries the operations watching {@code key}; returns how many this call completed. */
     int checkAndComplete(BenchKey key);
 
+    /**
+     * Watches {@code operation} on {@code key} until the key's position reaches {@code position}.
+     * Implementations without positioned waits (Kafka's) watch it plainly.
+     */
+    default boolean tryCompleteElseWatchAt(Completable operation, BenchKey key, long position) {
+        return tryCompleteElseWatch(operation, List.of(key));
+    }
+
+    /** The key's position is now {@code position}: without positioned waits, a try-all check. */
+    default int checkAndComplete(BenchKey key, long position) {
+        return checkAndComplete(key);
+    }
+
     /** The watched gauge (Kafka: PurgatorySize). */
     int watched();
 
