@@ -1,7 +1,10 @@
 package io.purgatory;
 
 import io.purgatory.timer.DaemonThreads;
+import io.purgatory.timer.Timer;
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -43,6 +46,18 @@ public final class DelayedFuturePurgatory implements AutoCloseable {
                     .whenCompleteAsync((ignored, error) -> purgatory.checkAndComplete(operation), executor());
         }
         return operation;
+    }
+
+    /**
+     * {@link #tryCompleteElseWatch(long, List, Runnable)} with a {@code timeout} read by the
+     * duration rule of {@link Timer}: rounded up to whole ms, saturating.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public <V> DelayedFuture<V> tryCompleteElseWatch(Duration timeout, List<CompletableFuture<V>> futures,
+                                                    Runnable responseCallback) {
+        return tryCompleteElseWatch(Timer.toMs(Objects.requireNonNull(timeout, "timeout")), futures,
+                responseCallback);
     }
 
     /** The underlying purgatory (gauges, stats, metrics). */

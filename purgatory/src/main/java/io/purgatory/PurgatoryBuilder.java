@@ -9,6 +9,7 @@ import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerGeometry;
 import io.purgatory.timer.TimerTask;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -67,6 +68,16 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
     /** Tick of the purgatory's own timer, in ms (default 1; bounds as {@link TimerGeometry}'s). */
     public PurgatoryBuilder<T> tickMs(long tickMs) {
         return geometry(geometry.withTickMs(tickMs));
+    }
+
+    /**
+     * Tick of the purgatory's own timer (default 1 ms), in ms by the duration rule of {@link Timer}
+     * (rounded up); bounds as {@link TimerGeometry}'s.
+     *
+     * @throws NullPointerException if {@code tick} is null
+     */
+    public PurgatoryBuilder<T> tick(Duration tick) {
+        return tickMs(Timer.toMs(Objects.requireNonNull(tick, "tick")));
     }
 
     /** Buckets per wheel of the purgatory's own timer (default 20; bounds as {@link TimerGeometry}'s). */
