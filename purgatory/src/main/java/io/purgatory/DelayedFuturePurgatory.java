@@ -25,11 +25,15 @@ public final class DelayedFuturePurgatory implements AutoCloseable {
 
     /** A purgatory with the defaults of {@link DelayedOperationPurgatory#DelayedOperationPurgatory(String)}. */
     public DelayedFuturePurgatory(String name) {
-        this(DelayedOperationPurgatory.<DelayedFuture<?>>builder(name));
+        this(DelayedOperationPurgatory.builder(name));
     }
 
-    /** A purgatory built by {@code builder} (for a {@code ManualTimer}, metrics, limits...). */
-    public DelayedFuturePurgatory(PurgatoryBuilder<DelayedFuture<?>> builder) {
+    /**
+     * A purgatory built by {@code builder} (for a {@code ManualTimer}, metrics, limits...), with no
+     * type witness: {@code new DelayedFuturePurgatory(DelayedOperationPurgatory.builder("x").timer(t)
+     * .reaperEnabled(false))}.
+     */
+    public DelayedFuturePurgatory(PurgatoryBuilder<? super DelayedFuture<?>> builder) {
         this.purgatory = builder.build();
     }
 

@@ -63,10 +63,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * purge interval 1000, reaper and timer on, operations expired on close.
      */
     public DelayedOperationPurgatory(String name) {
-        this(new PurgatoryBuilder<T>(name));
+        this(new PurgatoryBuilder<>(name));
     }
 
-    DelayedOperationPurgatory(PurgatoryBuilder<T> b) {
+    DelayedOperationPurgatory(PurgatoryBuilder<?> b) {
         this.name = b.name;
         this.shards = new WatcherList[b.shards];
         this.shardMask = b.shards - 1;
@@ -90,7 +90,13 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
     }
 
-    /** Starts a builder for a purgatory named {@code name}. */
+    /**
+     * Starts a builder for a purgatory named {@code name}. Its {@code build()} infers the operation
+     * type from the assignment: {@code DelayedOperationPurgatory<MyOp> p = builder("x").build();}.
+     *
+     * @param <T> a bound on the operation type of the purgatories it builds ({@link DelayedOperation}
+     *     when inferred in a chain)
+     */
     public static <T extends DelayedOperation> PurgatoryBuilder<T> builder(String name) {
         return new PurgatoryBuilder<>(name);
     }

@@ -18,7 +18,9 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Builds a {@link DelayedOperationPurgatory}. Defaults are Kafka's: the purgatory's own timer
+ * Builds a {@link DelayedOperationPurgatory}: {@code DelayedOperationPurgatory<MyOp> p =
+ * DelayedOperationPurgatory.builder("name").maxPending(10_000).build();}, the operation type
+ * inferred from the assignment. Defaults are Kafka's: the purgatory's own timer
  * (1 ms tick, 20 buckets per wheel), 512 shards, purge interval 1000, reaper on, timer on; plus
  * ours: no limit on pending operations, operations expired on close, errors logged, no metrics.
  * Not thread-safe.
@@ -167,7 +169,15 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return this;
     }
 
-    public DelayedOperationPurgatory<T> build() {
+    /**
+     * Builds the purgatory. Its operation type is inferred from the assignment, so a chain needs no
+     * type witness: {@code DelayedOperationPurgatory<MyOp> p = DelayedOperationPurgatory.builder("x")
+     * .build();}. The builder's own type parameter only bounds it.
+     *
+     * @param <U> the type of operation the purgatory holds
+     * @throws IllegalArgumentException if settings conflict (a given timer with settings of the purgatory's own)
+     */
+    public <U extends T> DelayedOperationPurgatory<U> build() {
         if (timer != null) {
             if (!timerEnabled) {
                 throw new IllegalArgumentException("timer(...) was given but timerEnabled is false");

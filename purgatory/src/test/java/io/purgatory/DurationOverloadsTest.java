@@ -90,7 +90,7 @@ class DurationOverloadsTest {
     void delayedFuturePurgatory_durationTimeout_failsPendingFuturesAtTheTimeout() {
         ManualTimer futureTimer = new ManualTimer();
         try (DelayedFuturePurgatory futures = new DelayedFuturePurgatory(
-                DelayedOperationPurgatory.<DelayedFuture<?>>builder("futures").timer(futureTimer)
+                DelayedOperationPurgatory.builder("futures").timer(futureTimer)
                         .reaperEnabled(false))) {
             CompletableFuture<String> pending = new CompletableFuture<>();
             AtomicBoolean answered = new AtomicBoolean();
