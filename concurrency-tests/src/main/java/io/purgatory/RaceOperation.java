@@ -61,7 +61,7 @@ final class RaceOperation extends DelayedOperation {
 
     /** A purgatory on {@code timer}, without a reaper, with {@code shards} shards. */
     static DelayedOperationPurgatory<RaceOperation> purgatory(ManualTimer timer, int shards) {
-        return DelayedOperationPurgatory.<RaceOperation>builder("race").timer(timer).reaperEnabled(false)
+        return DelayedOperationPurgatory.builder("race").timer(timer).reaperEnabled(false)
                 .shards(shards).build();
     }
 

@@ -30,7 +30,7 @@ public class SubmitVsCancel {
 
     private final ManualTimer timer = new ManualTimer();
     private final DelayedOperationPurgatory<RaceOperation> purgatory = DelayedOperationPurgatory
-            .<RaceOperation>builder("race").timer(timer).reaperEnabled(false).shards(1).maxPending(1).build();
+            .builder("race").timer(timer).reaperEnabled(false).shards(1).maxPending(1).build();
     private final RaceOperation op = new RaceOperation();
 
     @Actor

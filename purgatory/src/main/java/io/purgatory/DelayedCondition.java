@@ -1,5 +1,7 @@
 package io.purgatory;
 
+import io.purgatory.timer.Timer;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -11,7 +13,7 @@ import java.util.function.BooleanSupplier;
  * timeout; its {@link #future()} then completes with the {@link Outcome}.
  *
  * <pre>{@code
- * CompletableFuture<Outcome> paid = DelayedCondition.await(waits, List.of(orderId), 30_000,
+ * CompletableFuture<Outcome> paid = DelayedCondition.await(waits, List.of(orderId), Duration.ofSeconds(30),
  *         () -> payments.isPaid(orderId));
  * // on a payment event:  payments.markPaid(orderId); waits.checkAndComplete(orderId);
  * }</pre>
@@ -39,6 +41,17 @@ public final class DelayedCondition extends DelayedOperation {
     }
 
     /**
+     * A wait for {@code condition} of at most {@code timeout}, read by the duration rule of
+     * {@link Timer}: rounded up to whole ms (1 ns waits 1 ms) and saturating
+     * ({@code ChronoUnit.FOREVER.getDuration()} never expires).
+     *
+     * @throws NullPointerException if {@code timeout} or {@code condition} is null
+     */
+    public DelayedCondition(Duration timeout, BooleanSupplier condition) {
+        this(Timer.toMs(Objects.requireNonNull(timeout, "timeout")), condition);
+    }
+
+    /**
      * Submits a wait for {@code condition} on {@code keys} to {@code purgatory}; returns its future.
      * If the condition already holds, the returned future is already complete.
      */
@@ -48,6 +61,17 @@ public final class DelayedCondition extends DelayedOperation {
         DelayedCondition wait = new DelayedCondition(timeoutMs, condition);
         purgatory.tryCompleteElseWatch(wait, keys);
         return wait.future();
+    }
+
+    /**
+     * {@link #await(DelayedOperationPurgatory, Collection, long, BooleanSupplier)} with a
+     * {@code timeout} read by the duration rule of {@link Timer}.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public static CompletableFuture<Outcome> await(DelayedOperationPurgatory<? super DelayedCondition> purgatory,
+                                                   Collection<?> keys, Duration timeout, BooleanSupplier condition) {
+        return await(purgatory, keys, Timer.toMs(Objects.requireNonNull(timeout, "timeout")), condition);
     }
 
     /**

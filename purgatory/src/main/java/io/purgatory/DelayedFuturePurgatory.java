@@ -1,7 +1,10 @@
 package io.purgatory;
 
 import io.purgatory.timer.DaemonThreads;
+import io.purgatory.timer.Timer;
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -22,11 +25,15 @@ public final class DelayedFuturePurgatory implements AutoCloseable {
 
     /** A purgatory with the defaults of {@link DelayedOperationPurgatory#DelayedOperationPurgatory(String)}. */
     public DelayedFuturePurgatory(String name) {
-        this(DelayedOperationPurgatory.<DelayedFuture<?>>builder(name));
+        this(DelayedOperationPurgatory.builder(name));
     }
 
-    /** A purgatory built by {@code builder} (for a {@code ManualTimer}, metrics, limits...). */
-    public DelayedFuturePurgatory(PurgatoryBuilder<DelayedFuture<?>> builder) {
+    /**
+     * A purgatory built by {@code builder} (for a {@code ManualTimer}, metrics, limits...), with no
+     * type witness: {@code new DelayedFuturePurgatory(DelayedOperationPurgatory.builder("x").timer(t)
+     * .reaperEnabled(false))}.
+     */
+    public DelayedFuturePurgatory(PurgatoryBuilder<? super DelayedFuture<?>> builder) {
         this.purgatory = builder.build();
     }
 
@@ -43,6 +50,18 @@ public final class DelayedFuturePurgatory implements AutoCloseable {
                     .whenCompleteAsync((ignored, error) -> purgatory.checkAndComplete(operation), executor());
         }
         return operation;
+    }
+
+    /**
+     * {@link #tryCompleteElseWatch(long, List, Runnable)} with a {@code timeout} read by the
+     * duration rule of {@link Timer}: rounded up to whole ms, saturating.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public <V> DelayedFuture<V> tryCompleteElseWatch(Duration timeout, List<CompletableFuture<V>> futures,
+                                                    Runnable responseCallback) {
+        return tryCompleteElseWatch(Timer.toMs(Objects.requireNonNull(timeout, "timeout")), futures,
+                responseCallback);
     }
 
     /** The underlying purgatory (gauges, stats, metrics). */

@@ -1,6 +1,7 @@
 package io.purgatory;
 
 import io.purgatory.timer.TimerTask;
+import java.time.Duration;
 
 /**
  * An operation that waits in a {@link DelayedOperationPurgatory} until it can complete or its
@@ -60,6 +61,17 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
      */
     protected DelayedOperation(long delayMs) {
         super(delayMs);
+    }
+
+    /**
+     * Creates an operation that expires {@code delay} after it is watched, read by the duration
+     * rule of {@link io.purgatory.timer.Timer}: rounded up to whole milliseconds (so 1 ns is 1 ms,
+     * not "due at once") and saturating ({@code ChronoUnit.FOREVER.getDuration()} never expires).
+     *
+     * @throws NullPointerException if {@code delay} is null
+     */
+    protected DelayedOperation(Duration delay) {
+        super(delay);
     }
 
     /**

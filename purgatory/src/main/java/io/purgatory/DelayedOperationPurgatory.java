@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,12 +24,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * a key; a reaper thread expires the rest. A settled operation leaves every watch list at once
  * (O(keys)), so memory returns to baseline without waiting for a purge. Gauges are O(1).
  *
+ * <p>By default a purgatory has its own timer, reaper thread {@code ExpirationReaper-<name>} and
+ * expiration executor; purgatories built with the same {@link PurgatoryRuntime} share one set.
+ *
  * <p>Thread-safe. Callbacks run on the thread that settles the operation: the caller of
  * {@code checkAndComplete} or {@code forceComplete}, a thread of the expiration executor
- * (default: 2 daemon threads {@code <name>-expiration}; a slow {@code onExpiration} holds up only
- * its own thread and the expirations handed over with it, at most 31 due in the same tick), or the
- * caller of {@link #close()}. Memory consistency effects: actions in a
- * thread prior to {@code checkAndComplete(key)} happen-before the {@code tryComplete} calls it
+ * (default: 2 daemon threads {@code <name>-expiration}, or the runtime's; a slow
+ * {@code onExpiration} holds up only its own thread and the expirations handed over with it, at
+ * most 31 due in the same tick), or the caller of {@link #close()}. Memory consistency effects:
+ * actions in a thread prior to {@code checkAndComplete(key)} happen-before the {@code tryComplete} calls it
  * makes, and prior to {@code tryCompleteElseWatch} happen-before any later callback of that
  * operation. No wake-up is lost: an operation watched on a key before, or while, a
  * {@code checkAndComplete} of that key runs is tried after the caller's state change.
@@ -40,13 +42,11 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     private final String name;
     private final WatcherList[] shards;
     private final int shardMask;
+    /** Its own (closed with it) or shared; it drives the timer and runs the purge policy. */
+    private final PurgatoryRuntime runtime;
+    private final boolean ownsRuntime;
+    /** The runtime's timer, or null if operations are not timed (timerEnabled false). */
     private final Timer timer;
-    private final boolean ownsTimer;
-    private final ExecutorService ownedExecutor;
-    /** Null until the first submission starts it (reaperEnabled), and again never once closed. */
-    private volatile SystemTimerReaper reaper;
-    private final Timer reaperTimer;
-    private final Object reaperLock = new Object();
     private final Clock clock;
     private final int maxPending;
     private final AtomicInteger admitted;
@@ -63,34 +63,44 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * purge interval 1000, reaper and timer on, operations expired on close.
      */
     public DelayedOperationPurgatory(String name) {
-        this(new PurgatoryBuilder<T>(name));
+        this(new PurgatoryBuilder<>(name));
     }
 
-    DelayedOperationPurgatory(PurgatoryBuilder<T> b) {
+    DelayedOperationPurgatory(PurgatoryBuilder<?> b) {
         this.name = b.name;
         this.shards = new WatcherList[b.shards];
         this.shardMask = b.shards - 1;
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new WatcherList(this, counters);
         }
-        PurgatoryBuilder.TimerSetup setup = b.timerSetup(this::onTimerError);
-        this.timer = setup.timer();
-        this.ownsTimer = setup.owned();
-        this.ownedExecutor = setup.ownedExecutor();
-        this.clock = setup.clock();
+        this.runtime = b.runtimeOrOwn(this::onTimerError);
+        this.ownsRuntime = !b.sharesRuntime();
+        this.timer = b.timerEnabled ? runtime.timer() : null;
+        this.clock = runtime.clock();
         this.purgePolicy = new PurgePolicy(name, shards, counters, clock, b.purgeInterval);
-        this.reaperTimer = b.reaperEnabled ? setup.reaperTimer() : null;
         this.maxPending = b.maxPending;
         this.admitted = b.maxPending > 0 ? new AtomicInteger() : null;
         this.closePolicy = b.closePolicy;
         this.errorHandler = b.errorHandler;
         this.metrics = new PurgatoryMetrics(this, counters);
+        runtime.register(this); // last but the meters: throws if a shared runtime is closed, leaving nothing bound
         if (b.meterRegistry != null) {
-            metrics.bindTo(b.meterRegistry);
+            try {
+                metrics.bindTo(b.meterRegistry);
+            } catch (RuntimeException bindFailure) {
+                runtime.deregister(this);
+                throw bindFailure;
+            }
         }
     }
 
-    /** Starts a builder for a purgatory named {@code name}. */
+    /**
+     * Starts a builder for a purgatory named {@code name}. Its {@code build()} infers the operation
+     * type from the assignment: {@code DelayedOperationPurgatory<MyOp> p = builder("x").build();}.
+     *
+     * @param <T> a bound on the operation type of the purgatories it builds ({@link DelayedOperation}
+     *     when inferred in a chain)
+     */
     public static <T extends DelayedOperation> PurgatoryBuilder<T> builder(String name) {
         return new PurgatoryBuilder<>(name);
     }
@@ -141,9 +151,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
         OperationState.checkSubmittable(operation, operation.state); // a misuse is not a capacity rejection
-        if (reaperTimer != null && reaper == null) {
-            startReaper(); // before anything is admitted: a thread that cannot start leaves nothing behind
-        }
+        runtime.startDriver(); // before anything is admitted: a thread that cannot start leaves nothing behind
         admit();
         try {
             OperationState.claimForSubmission(operation);
@@ -313,11 +321,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /**
-     * Closes the purgatory: stops the reaper at once, settles every pending operation by the
+     * Closes the purgatory: stops its reaper at once, settles every pending operation by the
      * close policy (default: expires them, on this thread; an operation whose try is running on
      * another thread is answered there, as soon as its try returns), closes the timer if it is the
-     * purgatory's own, and removes the meters. Idempotent. Afterwards
-     * {@code tryCompleteElseWatch} throws {@link IllegalStateException}.
+     * purgatory's own, and removes the meters. On a shared {@link PurgatoryRuntime} it leaves the
+     * runtime's timer and threads running for the other purgatories, and only leaves the runtime.
+     * Idempotent. Afterwards {@code tryCompleteElseWatch} throws {@link IllegalStateException}.
      */
     @Override
     public void close() {
@@ -333,24 +342,15 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     private void closeNow() {
-        SystemTimerReaper started;
-        synchronized (reaperLock) { // after closed is set: no reaper starts from here on
-            started = reaper;
-        }
-        if (started != null) {
-            started.close(); // stops its thread at once; closes the timer it drives, never one passed in
+        runtime.deregister(this); // its purge policy no longer runs
+        if (ownsRuntime) {
+            runtime.close(); // stops the reaper at once, then its own timer and executor, never a timer passed in
         }
         Outcome outcome = closeOutcome();
         for (WatcherList shard : shards) {
             for (DelayedOperation operation : shard.operations()) {
                 OperationState.settle(operation, outcome);
             }
-        }
-        if (ownsTimer) {
-            timer.close();
-        }
-        if (ownedExecutor != null) {
-            ownedExecutor.shutdown();
         }
         metrics.remove();
     }
@@ -393,7 +393,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         OperationErrorHandler.report(errorHandler, name, operation, callback, error);
     }
 
-    /** Runs the purge policy once, as the reaper does after each advance of the clock (tests). */
+    /** Runs the purge policy once: the reaper (or the shared runtime's driver) does after each advance. */
     void purgeIfNeeded() {
         purgePolicy.run();
     }
@@ -418,8 +418,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
     }
 
+    /** The thread driving the timer, once started: this purgatory's reaper, or its shared runtime's driver. */
     SystemTimerReaper reaper() {
-        return reaper;
+        return runtime.driver();
     }
 
     Timer timer() {
@@ -427,15 +428,6 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     // ---- internals ----
-
-    /** Starts the reaper thread {@code ExpirationReaper-<name>} once, unless the purgatory closed meanwhile. */
-    private void startReaper() {
-        synchronized (reaperLock) {
-            if (reaper == null && !closed.get()) {
-                reaper = SystemTimerReaper.start("ExpirationReaper-" + name, reaperTimer, purgePolicy);
-            }
-        }
-    }
 
     private WatcherList shardFor(Object key) {
         int h = key.hashCode();

@@ -2,35 +2,33 @@ package io.purgatory;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.purgatory.timer.Clock;
-import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.ManualTimer;
-import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerGeometry;
-import io.purgatory.timer.TimerTask;
+import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Builds a {@link DelayedOperationPurgatory}. Defaults are Kafka's: the purgatory's own timer
+ * Builds a {@link DelayedOperationPurgatory}: {@code DelayedOperationPurgatory<MyOp> p =
+ * DelayedOperationPurgatory.builder("name").maxPending(10_000).build();}, the operation type
+ * inferred from the assignment. Defaults are Kafka's: the purgatory's own timer
  * (1 ms tick, 20 buckets per wheel), 512 shards, purge interval 1000, reaper on, timer on; plus
  * ours: no limit on pending operations, operations expired on close, errors logged, no metrics.
  * Not thread-safe.
  *
  * <p>For deterministic tests, give it a {@link ManualTimer} and turn the reaper off: the test
  * then moves time with {@code timer.advanceClock(ms)} and every due operation expires on the
- * test's thread before that call returns.
+ * test's thread before that call returns. To share one timer and its threads among purgatories,
+ * give each the same {@link PurgatoryRuntime}.
  */
 public final class PurgatoryBuilder<T extends DelayedOperation> {
 
     static final int DEFAULT_SHARDS = 512;
     static final int DEFAULT_PURGE_INTERVAL = 1000;
-    static final int DEFAULT_EXPIRATION_THREADS = 2;
 
     final String name;
     int shards = DEFAULT_SHARDS;
@@ -41,9 +39,11 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
     ClosePolicy closePolicy = ClosePolicy.EXPIRE;
     OperationErrorHandler errorHandler = OperationErrorHandler.logging();
     MeterRegistry meterRegistry;
+    private PurgatoryRuntime runtime;
     private Timer timer;
     private TimerGeometry geometry = TimerGeometry.DEFAULT;
-    private boolean geometrySet;
+    /** The settings of the purgatory's own timer given, by name, for the messages of conflicts. */
+    private final Set<String> ownTimerSettings = new LinkedHashSet<>();
     private Executor expirationExecutor;
     private Clock clock;
 
@@ -64,20 +64,47 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return this;
     }
 
+    /**
+     * Runs the purgatory on {@code runtime}, sharing its timer, driver thread and expiration
+     * executor with the other purgatories on it, instead of a set of its own. The purgatory keeps
+     * its own name, counters, metrics and close; the runtime closes it if it is still open when the
+     * runtime closes. Not combinable with the settings of the purgatory's own timer ({@code timer},
+     * {@code tickMs}, {@code wheelSize}, {@code geometry}, {@code expirationExecutor}, {@code clock},
+     * {@code timerEnabled(false)}, {@code reaperEnabled(false)}).
+     */
+    public PurgatoryBuilder<T> runtime(PurgatoryRuntime runtime) {
+        this.runtime = Objects.requireNonNull(runtime, "runtime");
+        return this;
+    }
+
     /** Tick of the purgatory's own timer, in ms (default 1; bounds as {@link TimerGeometry}'s). */
     public PurgatoryBuilder<T> tickMs(long tickMs) {
-        return geometry(geometry.withTickMs(tickMs));
+        this.geometry = geometry.withTickMs(tickMs);
+        ownTimerSettings.add("tickMs");
+        return this;
+    }
+
+    /**
+     * Tick of the purgatory's own timer (default 1 ms), in ms by the duration rule of {@link Timer}
+     * (rounded up); bounds as {@link TimerGeometry}'s.
+     *
+     * @throws NullPointerException if {@code tick} is null
+     */
+    public PurgatoryBuilder<T> tick(Duration tick) {
+        return tickMs(Timer.toMs(Objects.requireNonNull(tick, "tick")));
     }
 
     /** Buckets per wheel of the purgatory's own timer (default 20; bounds as {@link TimerGeometry}'s). */
     public PurgatoryBuilder<T> wheelSize(int wheelSize) {
-        return geometry(geometry.withWheelSize(wheelSize));
+        this.geometry = geometry.withWheelSize(wheelSize);
+        ownTimerSettings.add("wheelSize");
+        return this;
     }
 
     /** Tick and wheel size of the purgatory's own timer (default {@link TimerGeometry#DEFAULT}). */
     public PurgatoryBuilder<T> geometry(TimerGeometry geometry) {
         this.geometry = Objects.requireNonNull(geometry, "geometry");
-        this.geometrySet = true;
+        ownTimerSettings.add("geometry");
         return this;
     }
 
@@ -117,6 +144,7 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      */
     public PurgatoryBuilder<T> expirationExecutor(Executor executor) {
         this.expirationExecutor = Objects.requireNonNull(executor, "executor");
+        ownTimerSettings.add("expirationExecutor");
         return this;
     }
 
@@ -156,14 +184,45 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return this;
     }
 
-    public DelayedOperationPurgatory<T> build() {
+    /**
+     * Builds the purgatory. Its operation type is inferred from the assignment, so a chain needs no
+     * type witness: {@code DelayedOperationPurgatory<MyOp> p = DelayedOperationPurgatory.builder("x")
+     * .build();}. The builder's own type parameter only bounds it.
+     *
+     * @param <U> the type of operation the purgatory holds
+     * @throws IllegalArgumentException if settings conflict: a given timer or runtime with settings of the
+     *     purgatory's own timer (the message names them)
+     * @throws IllegalStateException if the runtime given is closed
+     */
+    public <U extends T> DelayedOperationPurgatory<U> build() {
+        if (runtime != null) {
+            Set<String> conflicts = new LinkedHashSet<>();
+            if (timer != null) {
+                conflicts.add("timer(...)");
+            }
+            conflicts.addAll(ownTimerSettings);
+            if (clock != null) {
+                conflicts.add("clock");
+            }
+            if (!timerEnabled) {
+                conflicts.add("timerEnabled(false)");
+            }
+            if (!reaperEnabled) {
+                conflicts.add("reaperEnabled(false)");
+            }
+            if (!conflicts.isEmpty()) {
+                throw new IllegalArgumentException("runtime(...) cannot be combined with " + conflicts + ": the"
+                        + " runtime's timer, driver and executor serve every purgatory on it; configure them on"
+                        + " PurgatoryRuntime.builder");
+            }
+        }
         if (timer != null) {
             if (!timerEnabled) {
                 throw new IllegalArgumentException("timer(...) was given but timerEnabled is false");
             }
-            if (geometrySet || expirationExecutor != null) {
-                throw new IllegalArgumentException("tickMs, wheelSize and expirationExecutor configure the"
-                        + " purgatory's own timer; they cannot be combined with timer(...)");
+            if (!ownTimerSettings.isEmpty()) {
+                throw new IllegalArgumentException("timer(...) cannot be combined with " + ownTimerSettings
+                        + ": they configure the purgatory's own timer");
             }
             if (timer instanceof ManualTimer && reaperEnabled) {
                 throw new IllegalArgumentException("a ManualTimer is advanced by its caller: build the"
@@ -173,56 +232,29 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return new DelayedOperationPurgatory<>(this);
     }
 
-    /**
-     * The timer the purgatory uses (null if none), whether it owns it, the timer its reaper drives
-     * and closes (the own timer; a view of a given timer that does not close it; an idle timer when
-     * there is none, so the purge policy still runs), and the clock of its durations.
-     */
-    record TimerSetup(Timer timer, boolean owned, ExecutorService ownedExecutor, Timer reaperTimer, Clock clock) {
+    /** True iff the purgatory runs on a runtime it was given, which it must not close. */
+    boolean sharesRuntime() {
+        return runtime != null;
     }
 
-    /** {@code errorHandler} is given to the purgatory's own timer, if it makes one. */
-    TimerSetup timerSetup(TaskErrorHandler errorHandler) {
+    /**
+     * The runtime the purgatory runs on: the one given, else a private one it owns and closes, on
+     * the given timer (driven by its reaper, if enabled, never closed), an idle timer (timer
+     * disabled: the reaper only runs the purge policy), or its own timer and executor.
+     * {@code errorHandler} receives the refusals of its own timer's executor.
+     */
+    PurgatoryRuntime runtimeOrOwn(TaskErrorHandler errorHandler) {
+        if (runtime != null) {
+            return runtime;
+        }
         if (timer != null) {
             Clock c = clock != null ? clock : timer instanceof ManualTimer m ? m.clock() : Clock.system();
-            return new TimerSetup(timer, false, null, new Unclosed(timer), c);
+            return PurgatoryRuntime.givenTimer(name, timer, c, reaperEnabled);
         }
         Clock c = clock != null ? clock : Clock.system();
         if (!timerEnabled) {
-            Timer idle = SystemTimer.builder(name).clock(c).executor(Runnable::run).build();
-            return new TimerSetup(null, false, null, idle, c);
+            return PurgatoryRuntime.idleTimer(name, c, reaperEnabled);
         }
-        ExecutorService owned = null;
-        Executor executor = expirationExecutor;
-        if (executor == null) {
-            owned = new ThreadPoolExecutor(DEFAULT_EXPIRATION_THREADS, DEFAULT_EXPIRATION_THREADS, 0L,
-                    TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), DaemonThreads.factory(name + "-expiration"));
-            executor = owned;
-        }
-        SystemTimer own = SystemTimer.builder(name).geometry(geometry).clock(c)
-                .executor(executor).errorHandler(errorHandler).build();
-        return new TimerSetup(own, true, owned, own, c);
-    }
-
-    /** A timer passed in, as the reaper sees it: driven, never closed (its owner closes it). */
-    private record Unclosed(Timer timer) implements Timer {
-        @Override
-        public void add(TimerTask task) {
-            timer.add(task);
-        }
-
-        @Override
-        public boolean advanceClock(long timeoutMs) throws InterruptedException {
-            return timer.advanceClock(timeoutMs);
-        }
-
-        @Override
-        public int size() {
-            return timer.size();
-        }
-
-        @Override
-        public void close() {
-        }
+        return PurgatoryRuntime.ownTimer(name, geometry, c, expirationExecutor, errorHandler, reaperEnabled);
     }
 }

@@ -21,7 +21,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code purgatory.expiration.lateness}: how long after its deadline an operation expired;
  *   <li>{@code purgatory.callback.errors} (tagged {@code callback}), {@code purgatory.rejected},
  *       {@code purgatory.purges}, {@code purgatory.expirations.refused} (with the purgatory's own
- *       timer: expirations its executor refused, run on the timer's thread instead): counters.
+ *       timer: expirations its executor refused, run on the timer's thread instead; a shared
+ *       {@link PurgatoryRuntime} counts those itself): counters.
  * </ul>
  * Bind it to one registry of yours (the builder's {@code meterRegistry} does); the purgatory
  * removes its meters from that registry when it closes. Never uses the global registry.

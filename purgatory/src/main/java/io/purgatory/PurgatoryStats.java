@@ -18,7 +18,9 @@ package io.purgatory;
  * @param purges          purges run by the reaper
  * @param expirationsRefused expirations the expiration executor refused, or failed to take (its
  *                        {@code execute} threw); the timer ran them on its own thread instead,
- *                        late if it was busy. Always 0 with a timer passed in
+ *                        late if it was busy. Always 0 with a timer passed in, and on a shared
+ *                        {@link PurgatoryRuntime}, which counts them itself
+ *                        ({@link PurgatoryRuntime#expirationsRefused()})
  */
 public record PurgatoryStats(String name, int pending, int watched, int keys, long completed,
                              long completedAtOnce, long expired, long cancelled, long callbackErrors,

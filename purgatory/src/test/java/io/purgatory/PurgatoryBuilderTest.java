@@ -91,6 +91,26 @@ class PurgatoryBuilderTest {
     }
 
     @Test
+    void build_chainWithoutTypeWitness_infersTheOperationTypeFromTheAssignment() {
+        ManualTimer timer = new ManualTimer();
+        DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.builder("inferred").timer(timer)
+                .reaperEnabled(false).build();
+        try (DelayedFuturePurgatory futures = new DelayedFuturePurgatory(
+                DelayedOperationPurgatory.builder("inferred-futures").timer(timer).reaperEnabled(false))) {
+            MockOperation op = new MockOperation(100);
+            p.tryCompleteElseWatch(op, List.of("k"));
+
+            List<MockOperation> cancelled = p.cancelForKey("k");
+
+            assertThat(cancelled).containsExactly(op);
+            assertThat(futures.purgatory().name()).isEqualTo("inferred-futures");
+        } finally {
+            p.close();
+            timer.close();
+        }
+    }
+
+    @Test
     void build_givenTimerWithTimerDisabled_throws() {
         assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("b")
                 .timer(new ManualTimer()).reaperEnabled(false).timerEnabled(false).build())

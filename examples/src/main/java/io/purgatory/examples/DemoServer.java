@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.purgatory.DelayedCondition;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryStats;
 import io.purgatory.timer.DaemonThreads;
@@ -40,7 +39,7 @@ public final class DemoServer implements AutoCloseable {
         registry.config().meterFilter(percentilesFor("purgatory.operations"));
         this.replicaManager = ReplicaManager.create(ReplicaManager.Config.defaults(), registry);
         replicaManager.createTopic("demo", options.partitions());
-        this.payments = new OrderPayments(DelayedOperationPurgatory.<DelayedCondition>builder("orders")
+        this.payments = new OrderPayments(DelayedOperationPurgatory.builder("orders")
                 .meterRegistry(registry));
         this.stats = new DemoStats(registry, replicaManager, List.of(replicaManager.producePurgatory(),
                 replicaManager.fetchPurgatory(), payments.purgatory()));

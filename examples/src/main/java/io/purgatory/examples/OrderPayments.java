@@ -24,7 +24,7 @@ public final class OrderPayments implements AutoCloseable {
     private final DelayedOperationPurgatory<DelayedCondition> waits;
     private final Set<String> paid = ConcurrentHashMap.newKeySet();
 
-    public OrderPayments(PurgatoryBuilder<DelayedCondition> purgatory) {
+    public OrderPayments(PurgatoryBuilder<? super DelayedCondition> purgatory) {
         this.waits = purgatory.build();
     }
 

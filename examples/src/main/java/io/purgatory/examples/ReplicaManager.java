@@ -61,8 +61,8 @@ public final class ReplicaManager implements AutoCloseable {
     private final LongAdder produceExpirations = new LongAdder();
     private final LongAdder fetchExpirations = new LongAdder();
 
-    public ReplicaManager(Config config, Clock clock, PurgatoryBuilder<DelayedProduce> produce,
-                          PurgatoryBuilder<DelayedFetch> fetch) {
+    public ReplicaManager(Config config, Clock clock, PurgatoryBuilder<? super DelayedProduce> produce,
+                          PurgatoryBuilder<? super DelayedFetch> fetch) {
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.producePurgatory = produce.build();
@@ -72,15 +72,15 @@ public final class ReplicaManager implements AutoCloseable {
     /** A replica manager on real time whose purgatories report to {@code registry}. */
     public static ReplicaManager create(Config config, MeterRegistry registry) {
         return new ReplicaManager(config, Clock.system(),
-                DelayedOperationPurgatory.<DelayedProduce>builder("produce").meterRegistry(registry),
-                DelayedOperationPurgatory.<DelayedFetch>builder("fetch").meterRegistry(registry));
+                DelayedOperationPurgatory.builder("produce").meterRegistry(registry),
+                DelayedOperationPurgatory.builder("fetch").meterRegistry(registry));
     }
 
     /** A deterministic replica manager: time moves only with {@code timer.advanceClock(ms)}. */
     public static ReplicaManager forTesting(Config config, ManualTimer timer) {
         return new ReplicaManager(config, timer.clock(),
-                DelayedOperationPurgatory.<DelayedProduce>builder("produce").timer(timer).reaperEnabled(false),
-                DelayedOperationPurgatory.<DelayedFetch>builder("fetch").timer(timer).reaperEnabled(false));
+                DelayedOperationPurgatory.builder("produce").timer(timer).reaperEnabled(false),
+                DelayedOperationPurgatory.builder("fetch").timer(timer).reaperEnabled(false));
     }
 
     /** Creates {@code count} partitions of {@code topic}, led by this broker, all replicas in sync. */

@@ -2,7 +2,6 @@ package io.purgatory.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.purgatory.DelayedCondition;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.Outcome;
 import io.purgatory.timer.ManualTimer;
@@ -14,7 +13,7 @@ class OrderPaymentsTest {
 
     private final ManualTimer timer = new ManualTimer();
     private final OrderPayments payments = new OrderPayments(
-            DelayedOperationPurgatory.<DelayedCondition>builder("orders").timer(timer).reaperEnabled(false));
+            DelayedOperationPurgatory.builder("orders").timer(timer).reaperEnabled(false));
 
     @AfterEach
     void tearDown() {

@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -11,6 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link ManualTimer#advanceClock(long)} is called.
  */
 public final class ManualClock implements Clock {
+
+    private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
 
     private final AtomicLong nanos;
 
@@ -38,6 +42,22 @@ public final class ManualClock implements Clock {
             throw new IllegalArgumentException("amount must be >= 0: " + amount);
         }
         return nanos.addAndGet(unit.toNanos(amount));
+    }
+
+    /**
+     * Moves the clock forward by {@code amount}, to the nanosecond (a clock reads nanoseconds, so
+     * nothing is rounded); an amount beyond {@link Long#MAX_VALUE} ns saturates to it. Returns the
+     * new reading.
+     *
+     * @throws NullPointerException if {@code amount} is null
+     * @throws IllegalArgumentException if {@code amount} is negative
+     */
+    public long advance(Duration amount) {
+        Objects.requireNonNull(amount, "amount");
+        if (amount.isNegative()) {
+            throw new IllegalArgumentException("amount must be >= 0: " + amount);
+        }
+        return advance(amount.compareTo(MAX_NANOS) >= 0 ? Long.MAX_VALUE : amount.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Moves the clock forward by {@code millis} milliseconds; returns the new reading. */

@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,6 +72,19 @@ public final class ManualTimer implements Timer {
         long leftNanos = Long.MAX_VALUE - Math.max(0L, engine.nowNanos());
         clock.advance(Math.min(TimeUnit.MILLISECONDS.toNanos(timeoutMs), leftNanos), TimeUnit.NANOSECONDS);
         return engine.runDue();
+    }
+
+    /**
+     * {@link #advanceClock(long)} by {@code timeout} read by the duration rule of {@link Timer}:
+     * rounded up to whole ms, so the clock moves by exactly what an operation of that timeout
+     * waits.
+     *
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     */
+    @Override
+    public boolean advanceClock(Duration timeout) {
+        return advanceClock(TimerConfig.checkTimeout(timeout));
     }
 
     /** The clock this timer runs on. */

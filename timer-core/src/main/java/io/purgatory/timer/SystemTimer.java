@@ -2,6 +2,7 @@ package io.purgatory.timer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -272,6 +273,17 @@ public final class SystemTimer implements Timer {
         public Builder tickMs(long tickMs) {
             this.geometry = geometry.withTickMs(tickMs);
             return this;
+        }
+
+        /**
+         * The duration of one bucket of the finest wheel (default 1 ms), in ms by the duration rule
+         * of {@link Timer}; see {@link TimerGeometry}.
+         *
+         * @throws NullPointerException if {@code tick} is null
+         * @throws IllegalArgumentException if it is out of the bounds of {@link TimerGeometry}
+         */
+        public Builder tick(Duration tick) {
+            return tickMs(TimerConfig.toMs(tick, "tick"));
         }
 
         /** The number of buckets per wheel, 2 to 65536 (default 20); see {@link TimerGeometry}. */

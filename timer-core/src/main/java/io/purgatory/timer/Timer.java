@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import java.time.Duration;
+
 /**
  * A timer that runs each added {@link TimerTask} once its delay has passed.
  *
@@ -11,11 +13,29 @@ package io.purgatory.timer;
  * delay of zero or less is due now: the task runs promptly. A delay above {@link #MAX_DELAY_MS}
  * (about 73 million years) saturates to it, so {@link Long#MAX_VALUE} means "never": the task
  * waits, costs nothing while it waits, and never runs unless cancelled or re-added.
+ *
+ * <p>The duration rule, the same for every method of this library that takes a {@link Duration}
+ * where another takes milliseconds: the duration is read by {@link #toMs(Duration)}, rounded up to
+ * a whole millisecond (so a timeout of 1 ns is 1 ms, never "due now") and saturating (a duration
+ * beyond {@link Long#MAX_VALUE} ms, such as {@code ChronoUnit.FOREVER.getDuration()}, is
+ * {@code Long.MAX_VALUE} ms, which the delay rule reads as "never"). A null duration throws
+ * {@link NullPointerException} naming the argument.
  */
 public interface Timer extends AutoCloseable {
 
     /** The largest delay honoured, in milliseconds: 2^61 ms; a larger one saturates to it (the delay rule). */
     long MAX_DELAY_MS = 1L << 61;
+
+    /**
+     * Returns {@code duration} in whole milliseconds by the duration rule: rounded up (toward
+     * positive infinity), and saturating at {@link Long#MAX_VALUE} and {@link Long#MIN_VALUE}
+     * instead of throwing {@link ArithmeticException} as {@link Duration#toMillis()} does.
+     *
+     * @throws NullPointerException if {@code duration} is null
+     */
+    static long toMs(Duration duration) {
+        return TimerConfig.toMs(duration, "duration");
+    }
 
     /**
      * Schedules {@code task} to run {@link TimerTask#delayMs()} milliseconds from now, by the
@@ -35,6 +55,17 @@ public interface Timer extends AutoCloseable {
      * @throws InterruptedException if the calling thread is interrupted while waiting
      */
     boolean advanceClock(long timeoutMs) throws InterruptedException;
+
+    /**
+     * {@link #advanceClock(long)} with {@code timeout} read by the duration rule.
+     *
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws InterruptedException if the calling thread is interrupted while waiting
+     */
+    default boolean advanceClock(Duration timeout) throws InterruptedException {
+        return advanceClock(TimerConfig.checkTimeout(timeout));
+    }
 
     /** Returns the number of scheduled tasks that have neither run nor been cancelled. */
     int size();

@@ -2,6 +2,7 @@ package io.purgatory.timer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 
 /**
  * A task that a {@link Timer} runs once its delay has passed.
@@ -73,6 +74,16 @@ public abstract class TimerTask implements Runnable {
      */
     protected TimerTask(long delayMs) {
         this.delayMs = delayMs;
+    }
+
+    /**
+     * Creates a task to run {@code delay} after it is added to a timer, read by the duration rule
+     * of {@link Timer} (rounded up to whole ms, saturating: any duration is allowed).
+     *
+     * @throws NullPointerException if {@code delay} is null
+     */
+    protected TimerTask(Duration delay) {
+        this(TimerConfig.toMs(delay, "delay"));
     }
 
     /** The delay this task was created with, in milliseconds. */

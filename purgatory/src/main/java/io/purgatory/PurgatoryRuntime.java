@@ -1,0 +1,379 @@
+package io.purgatory;
+
+import io.purgatory.timer.Clock;
+import io.purgatory.timer.DaemonThreads;
+import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.SystemTimerReaper;
+import io.purgatory.timer.TaskErrorHandler;
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerGeometry;
+import io.purgatory.timer.TimerTask;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One timer, one driver thread and one expiration executor, shared by the purgatories built on
+ * it: {@code DelayedOperationPurgatory.builder("a").runtime(runtime).build()}. Thread-safe.
+ * Without a runtime, each purgatory has its own timer, reaper thread and two expiration threads.
+ *
+ * <p>Each purgatory keeps its own name, counters, metrics and close: closing one settles only its
+ * own pending operations, by its close policy, and the others keep running. {@link #close()}
+ * closes the purgatories still open on the runtime, each by its own close policy, then stops the
+ * driver, the timer and the default executor. A build that starts once {@code close()} has begun
+ * throws; one that returned before is closed by it.
+ *
+ * <p>Threads: the driver, a daemon {@code ExpirationReaper-<name>} started by the first submission
+ * to any purgatory on the runtime, advances the timer and after each advance runs every open
+ * purgatory's purge; expiration callbacks run on the executor (default: two daemon threads
+ * {@code <name>-expiration}), and close-policy callbacks on the thread that closes. Built on a
+ * {@link ManualTimer}, the runtime starts no thread: the caller advances that timer, and due
+ * operations expire on its thread.
+ */
+public final class PurgatoryRuntime implements AutoCloseable {
+
+    /*
+     * Implementation notes.
+     *
+     * A purgatory without a runtime of its own making gets a private one (PurgatoryBuilder), which
+     * it closes itself: every purgatory runs on a runtime, so one class owns the timer, the driver
+     * and the executor, and the default keeps Kafka's one set per purgatory.
+     *
+     * (R1) `purgatories` holds every purgatory built on this runtime and not yet closed. One is
+     *      added only while the runtime is open (register and close's mark both hold `lock`), so
+     *      close() closes every purgatory that may still hold an operation; one is removed by its
+     *      own close, so a purgatory closed first is not closed again.
+     * (R2) The driver starts at most once, under `lock`, and never once the runtime is closed;
+     *      close() reads it after the mark, so no driver outlives close().
+     * (R3) close() closes the purgatories before it stops the driver and the timer: their
+     *      operations are settled by their close policies, and meanwhile the others still expire.
+     */
+
+    private static final Logger LOG = LoggerFactory.getLogger(PurgatoryRuntime.class);
+    static final int DEFAULT_EXPIRATION_THREADS = 2;
+
+    private final String name;
+    private final Timer timer;
+    private final boolean ownsTimer;
+    private final ExecutorService ownedExecutor;
+    private final boolean driven;
+    private final Clock clock;
+    private final List<DelayedOperationPurgatory<?>> purgatories = new CopyOnWriteArrayList<>();
+    private final Object lock = new Object();
+    private final ReentrantLock closeLock = new ReentrantLock();
+    private boolean closed; // guarded by lock
+    private volatile SystemTimerReaper driver; // written under lock (R2)
+
+    private PurgatoryRuntime(String name, Timer timer, boolean ownsTimer, ExecutorService ownedExecutor,
+                             boolean driven, Clock clock) {
+        this.name = name;
+        this.timer = timer;
+        this.ownsTimer = ownsTimer;
+        this.ownedExecutor = ownedExecutor;
+        this.driven = driven;
+        this.clock = clock;
+    }
+
+    /** Starts a builder for a runtime named {@code name}, which also names its threads. */
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /**
+     * A runtime on its own {@link SystemTimer}, running expirations on {@code executor}, or on a
+     * pool of its own if that is null; with a driver thread iff {@code driven}.
+     */
+    static PurgatoryRuntime ownTimer(String name, TimerGeometry geometry, Clock clock, Executor executor,
+                                     TaskErrorHandler errorHandler, boolean driven) {
+        ExecutorService owned = null;
+        if (executor == null) {
+            owned = new ThreadPoolExecutor(DEFAULT_EXPIRATION_THREADS, DEFAULT_EXPIRATION_THREADS, 0L,
+                    TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), DaemonThreads.factory(name + "-expiration"));
+        }
+        SystemTimer own = SystemTimer.builder(name).geometry(geometry).clock(clock)
+                .executor(owned != null ? owned : executor).errorHandler(errorHandler).build();
+        return new PurgatoryRuntime(name, own, true, owned, driven, clock);
+    }
+
+    /** A runtime on {@code timer}, which it drives iff {@code driven} and never closes (its owner does). */
+    static PurgatoryRuntime givenTimer(String name, Timer timer, Clock clock, boolean driven) {
+        return new PurgatoryRuntime(name, timer, false, null, driven, clock);
+    }
+
+    /**
+     * A runtime whose timer holds nothing (its purgatories add no operation to it): its driver only
+     * runs their purge policies, between waits on the idle timer.
+     */
+    static PurgatoryRuntime idleTimer(String name, Clock clock, boolean driven) {
+        Timer idle = SystemTimer.builder(name).clock(clock).executor(Runnable::run).build();
+        return new PurgatoryRuntime(name, idle, true, null, driven, clock);
+    }
+
+    /** The name this runtime was built with; it also names its threads. */
+    public String name() {
+        return name;
+    }
+
+    /** True once {@link #close()} has begun. */
+    public boolean isClosed() {
+        synchronized (lock) {
+            return closed;
+        }
+    }
+
+    /**
+     * Expirations the executor refused (its {@code execute} threw), which the timer then ran on the
+     * driver thread, each also reported to the runtime's {@link Builder#errorHandler}. Counted here,
+     * not by the purgatories, whose own count of them stays 0 on a shared runtime. O(1).
+     */
+    public long expirationsRefused() {
+        return timer instanceof SystemTimer system ? system.failedTaskCount() : 0L;
+    }
+
+    /**
+     * Closes every purgatory still open on this runtime, each settling its pending operations by its
+     * own close policy on this thread, then stops the driver thread, closes the runtime's own timer
+     * and shuts its default executor down (an executor given to the builder is left running).
+     * Idempotent; a concurrent call returns once the first has finished. Afterwards, building a
+     * purgatory on this runtime throws {@link IllegalStateException}.
+     */
+    @Override
+    public void close() {
+        closeLock.lock();
+        try {
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                closed = true; // (R1): nothing registers from here on
+            }
+            for (DelayedOperationPurgatory<?> purgatory : purgatories) { // (R3)
+                purgatory.close();
+            }
+            SystemTimerReaper started = driver; // (R2): none starts from here on
+            if (started != null) {
+                started.close(); // stops its thread at once; the view it drives closes nothing
+            }
+            if (ownsTimer) {
+                timer.close();
+            }
+            if (ownedExecutor != null) {
+                ownedExecutor.shutdown();
+            }
+        } finally {
+            closeLock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PurgatoryRuntime[" + name + ", purgatories=" + purgatories.size() + "]";
+    }
+
+    // ---- for the purgatories on it ----
+
+    /**
+     * Registers {@code purgatory}, being built on this runtime (R1).
+     *
+     * @throws IllegalStateException if this runtime is closed
+     */
+    void register(DelayedOperationPurgatory<?> purgatory) {
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("runtime '" + name + "' is closed: cannot build purgatory '"
+                        + purgatory.name() + "' on it");
+            }
+            purgatories.add(purgatory);
+        }
+    }
+
+    /** Deregisters {@code purgatory}, which is closing: its purge policy no longer runs (R1). */
+    void deregister(DelayedOperationPurgatory<?> purgatory) {
+        purgatories.remove(purgatory);
+    }
+
+    /** Starts the driver thread, if this runtime has one and it is not started yet (R2). */
+    void startDriver() {
+        if (driven && driver == null) {
+            synchronized (lock) {
+                if (driver == null && !closed) {
+                    driver = SystemTimerReaper.start("ExpirationReaper-" + name, new Unclosed(timer),
+                            this::runPurgePolicies);
+                }
+            }
+        }
+    }
+
+    /** The driver's step after each advance: every open purgatory's purge policy, one failure not stopping the rest. */
+    void runPurgePolicies() {
+        for (DelayedOperationPurgatory<?> purgatory : purgatories) {
+            try {
+                purgatory.purgeIfNeeded();
+            } catch (RuntimeException | Error error) {
+                LOG.error("Runtime '{}': the purge policy of purgatory '{}' failed; the driver carries on", name,
+                        purgatory.name(), error);
+            }
+        }
+    }
+
+    Timer timer() {
+        return timer;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    /** The driver, once started; null before, and always on a runtime without one. */
+    SystemTimerReaper driver() {
+        return driver;
+    }
+
+    /** The purgatories registered now (tests). */
+    List<DelayedOperationPurgatory<?>> purgatories() {
+        return new ArrayList<>(purgatories);
+    }
+
+    /** The timer as the driver sees it: advanced, never closed (close() closes the runtime's own). */
+    private record Unclosed(Timer timer) implements Timer {
+        @Override
+        public void add(TimerTask task) {
+            timer.add(task);
+        }
+
+        @Override
+        public boolean advanceClock(long timeoutMs) throws InterruptedException {
+            return timer.advanceClock(timeoutMs);
+        }
+
+        @Override
+        public int size() {
+            return timer.size();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /**
+     * Builds a {@link PurgatoryRuntime}. Defaults: its own timer ({@link TimerGeometry#DEFAULT}, the
+     * system clock), two expiration threads, refused hand-offs logged. Not thread-safe.
+     */
+    public static final class Builder {
+        private final String name;
+        private TimerGeometry geometry = TimerGeometry.DEFAULT;
+        private final Set<String> ownTimerSettings = new LinkedHashSet<>();
+        private Executor expirationExecutor;
+        private Clock clock;
+        private TaskErrorHandler errorHandler;
+        private ManualTimer manualTimer;
+
+        private Builder(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank: '" + name + "'");
+            }
+            this.name = name;
+        }
+
+        /** Tick and wheel size of the runtime's timer (default {@link TimerGeometry#DEFAULT}). */
+        public Builder geometry(TimerGeometry geometry) {
+            this.geometry = Objects.requireNonNull(geometry, "geometry");
+            ownTimerSettings.add("geometry");
+            return this;
+        }
+
+        /** Tick of the runtime's timer, in ms (default 1; bounds as {@link TimerGeometry}'s). */
+        public Builder tickMs(long tickMs) {
+            this.geometry = geometry.withTickMs(tickMs);
+            ownTimerSettings.add("tickMs");
+            return this;
+        }
+
+        /**
+         * Tick of the runtime's timer (default 1 ms), in ms by the duration rule of {@link Timer}.
+         *
+         * @throws NullPointerException if {@code tick} is null
+         */
+        public Builder tick(Duration tick) {
+            return tickMs(Timer.toMs(Objects.requireNonNull(tick, "tick")));
+        }
+
+        /** Buckets per wheel of the runtime's timer (default 20; bounds as {@link TimerGeometry}'s). */
+        public Builder wheelSize(int wheelSize) {
+            this.geometry = geometry.withWheelSize(wheelSize);
+            ownTimerSettings.add("wheelSize");
+            return this;
+        }
+
+        /**
+         * Where expirations of every purgatory on the runtime run (default: two daemon threads
+         * {@code <name>-expiration}, shut down by {@link PurgatoryRuntime#close()}). An executor
+         * given here is not shut down by the runtime.
+         */
+        public Builder expirationExecutor(Executor executor) {
+            this.expirationExecutor = Objects.requireNonNull(executor, "executor");
+            ownTimerSettings.add("expirationExecutor");
+            return this;
+        }
+
+        /** The clock of the runtime's timer and of its purgatories' duration metrics (default: the system clock). */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            ownTimerSettings.add("clock");
+            return this;
+        }
+
+        /**
+         * Receives the expirations the executor refused (its {@code execute} threw; the timer ran
+         * them on the driver thread instead), after {@link PurgatoryRuntime#expirationsRefused()}
+         * counted them (default {@link TaskErrorHandler#logging()}).
+         */
+        public Builder errorHandler(TaskErrorHandler errorHandler) {
+            this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+            ownTimerSettings.add("errorHandler");
+            return this;
+        }
+
+        /**
+         * Runs the runtime on {@code timer}, for deterministic tests: no thread is started, the
+         * caller advances the timer, and due operations expire on its thread. The runtime's close
+         * leaves the timer open. Not combinable with the settings of the runtime's own timer.
+         */
+        public Builder timer(ManualTimer timer) {
+            this.manualTimer = Objects.requireNonNull(timer, "timer");
+            return this;
+        }
+
+        /**
+         * Builds the runtime; no thread starts before the first submission to a purgatory on it.
+         *
+         * @throws IllegalArgumentException if {@link #timer} is combined with a setting of the own timer
+         */
+        public PurgatoryRuntime build() {
+            if (manualTimer != null) {
+                if (!ownTimerSettings.isEmpty()) {
+                    throw new IllegalArgumentException("timer(...) cannot be combined with " + ownTimerSettings
+                            + ": they configure the runtime's own timer");
+                }
+                return givenTimer(name, manualTimer, manualTimer.clock(), false);
+            }
+            return ownTimer(name, geometry, clock != null ? clock : Clock.system(), expirationExecutor,
+                    errorHandler != null ? errorHandler : TaskErrorHandler.logging(), true);
+        }
+    }
+}
