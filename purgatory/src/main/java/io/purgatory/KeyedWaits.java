@@ -363,6 +363,15 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Runs the waits on {@code runtime}'s timer, driver thread and expiration executor, shared
+         * with the other purgatories and waits built on it (see {@link PurgatoryRuntime}).
+         */
+        public Builder runtime(PurgatoryRuntime runtime) {
+            purgatory.runtime(runtime);
+            return this;
+        }
+
         /** The clock of the own timer and of the duration metrics (see {@link PurgatoryBuilder#clock}). */
         public Builder clock(Clock clock) {
             purgatory.clock(clock);

@@ -298,6 +298,36 @@ class KeyedWaitsTest {
         assertThat(waits.pending()).isZero();
     }
 
+    @Test
+    void waitsOnASharedRuntimeKeepTheirOwnCountersAndClose() {
+        ManualTimer shared = new ManualTimer();
+        PurgatoryRuntime runtime = PurgatoryRuntime.builder("shared").timer(shared).build();
+        try {
+            KeyedWaits<String, Order> a = KeyedWaits.builder("a").runtime(runtime)
+                    .retainEvents(Duration.ofSeconds(5), 10).build();
+            KeyedWaits<String, Order> b = KeyedWaits.builder("b").runtime(runtime).build();
+            CompletableFuture<Order> waitA = a.await("o1", Duration.ofSeconds(30));
+            CompletableFuture<Order> waitB = b.await("o1", Duration.ofSeconds(1));
+            a.complete("o2", new Order("o2", "PAID"));
+
+            shared.advanceClock(1_000);
+            assertThat(waitB).isCompletedExceptionally();
+            assertThat(b.stats().expired()).isEqualTo(1);
+            assertThat(a.stats().expired()).isZero();
+
+            b.close();
+            assertThat(waitA).isNotDone();
+            shared.advanceClock(4_000);
+            assertThat(a.retainedEvents()).as("expired by the shared timer").isZero();
+
+            runtime.close();
+            assertThat(a.isClosed()).isTrue();
+            assertThat(waitA).isCompletedExceptionally();
+        } finally {
+            runtime.close();
+        }
+    }
+
     // ---- positions ----
 
     @Test
