@@ -34,7 +34,7 @@ class HttpApiTest {
     void start() throws IOException {
         replicas.createTopic("demo", 2);
         DemoStats stats = new DemoStats(registry, replicas,
-                List.of(replicas.producePurgatory(), replicas.fetchPurgatory()));
+                List.of(replicas.producePurgatory()::stats, replicas.fetchPurgatory()::stats));
         server = new HttpApi(replicas, registry, stats).start(0, executor);
         base = "http://127.0.0.1:" + server.getAddress().getPort();
     }
