@@ -81,7 +81,7 @@ public final class DemoServer implements AutoCloseable {
 
     /** Starts serving and the load; returns the port. */
     int start() throws IOException {
-        server = new HttpApi(replicaManager, registry, stats).start(options.port(), httpThreads);
+        server = new HttpApi(replicaManager, payments, registry, stats).start(options.port(), httpThreads);
         load.start();
         return server.getAddress().getPort();
     }
