@@ -6,11 +6,12 @@ import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.KeyedWaits;
 import io.purgatory.PurgatoryStats;
 import io.purgatory.timer.DaemonThreads;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;
@@ -39,10 +40,10 @@ public final class DemoServer implements AutoCloseable {
         registry.config().meterFilter(percentilesFor("purgatory.operations"));
         this.replicaManager = ReplicaManager.create(ReplicaManager.Config.defaults(), registry);
         replicaManager.createTopic("demo", options.partitions());
-        this.payments = new OrderPayments(DelayedOperationPurgatory.builder("orders")
-                .meterRegistry(registry));
-        this.stats = new DemoStats(registry, replicaManager, List.of(replicaManager.producePurgatory(),
-                replicaManager.fetchPurgatory(), payments.purgatory()));
+        this.payments = new OrderPayments(KeyedWaits.builder("orders").meterRegistry(registry),
+                Duration.ofSeconds(30)); // a payment up to 30 s before its wait still answers it
+        this.stats = new DemoStats(registry, replicaManager, List.of(replicaManager.producePurgatory()::stats,
+                replicaManager.fetchPurgatory()::stats, payments::stats));
         this.load = new DemoLoad(options, replicaManager, payments, stats);
     }
 
@@ -70,9 +71,9 @@ public final class DemoServer implements AutoCloseable {
     String closingNote() {
         long settledAtClose = 0;
         int pendingNow = 0;
-        for (DelayedOperationPurgatory<?> p : stats.purgatories()) {
-            settledAtClose += p.stats().expired() - expiredBeforeClose.getOrDefault(p.name(), 0L);
-            pendingNow += p.numDelayed();
+        for (PurgatoryStats s : stats.purgatories()) {
+            settledAtClose += s.expired() - expiredBeforeClose.getOrDefault(s.name(), 0L);
+            pendingNow += s.pending();
         }
         return String.format(Locale.ROOT, "closed: %d operations still pending were expired, so every caller"
                 + " got its answer; %d pending now", settledAtClose, pendingNow);
@@ -80,7 +81,7 @@ public final class DemoServer implements AutoCloseable {
 
     /** Starts serving and the load; returns the port. */
     int start() throws IOException {
-        server = new HttpApi(replicaManager, registry, stats).start(options.port(), httpThreads);
+        server = new HttpApi(replicaManager, payments, registry, stats).start(options.port(), httpThreads);
         load.start();
         return server.getAddress().getPort();
     }
@@ -118,8 +119,7 @@ public final class DemoServer implements AutoCloseable {
         int pending = 0;
         long completed = 0;
         long expired = 0;
-        for (DelayedOperationPurgatory<?> p : stats.purgatories()) {
-            PurgatoryStats s = p.stats();
+        for (PurgatoryStats s : stats.purgatories()) {
             pending += s.pending();
             completed += s.completed() + s.completedAtOnce();
             expired += s.expired();
@@ -134,8 +134,7 @@ public final class DemoServer implements AutoCloseable {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%-9s %10s %10s %10s %9s %9s %7s %9s %9s %9s%n", "purgatory",
                 "completed", "at once", "expired", "cancelled", "errors", "pending", "p50", "p99", "max"));
-        for (DelayedOperationPurgatory<?> p : stats.purgatories()) {
-            PurgatoryStats s = p.stats();
+        for (PurgatoryStats s : stats.purgatories()) {
             sb.append(String.format(Locale.ROOT, "%-9s %10d %10d %10d %9d %9d %7d %9s %9s %9s%n", s.name(),
                     s.completed(), s.completedAtOnce(), s.expired(), s.cancelled(), s.callbackErrors(), s.pending(),
                     millis(stats.percentileMs(s.name(), "completed", 0.5)),
@@ -177,8 +176,8 @@ public final class DemoServer implements AutoCloseable {
     @Override
     public void close() {
         load.close();
-        for (DelayedOperationPurgatory<?> p : stats.purgatories()) {
-            expiredBeforeClose.put(p.name(), p.stats().expired());
+        for (PurgatoryStats s : stats.purgatories()) {
+            expiredBeforeClose.put(s.name(), s.expired());
         }
         if (server != null) {
             server.stop(0);

@@ -3,11 +3,12 @@ package io.purgatory.examples;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
-import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryStats;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /** The demo's request counters and its JSON view of the purgatories ({@code /api/stats}). */
 final class DemoStats {
@@ -18,16 +19,22 @@ final class DemoStats {
     private final long startNanos = System.nanoTime();
     private final MeterRegistry registry;
     private final ReplicaManager replicaManager;
-    private final List<DelayedOperationPurgatory<?>> purgatories;
+    private final List<Supplier<PurgatoryStats>> purgatories;
 
-    DemoStats(MeterRegistry registry, ReplicaManager replicaManager, List<DelayedOperationPurgatory<?>> purgatories) {
+    /** {@code purgatories}: the stats of each purgatory shown (a purgatory's or keyed waits' {@code stats}). */
+    DemoStats(MeterRegistry registry, ReplicaManager replicaManager, List<Supplier<PurgatoryStats>> purgatories) {
         this.registry = registry;
         this.replicaManager = replicaManager;
-        this.purgatories = purgatories;
+        this.purgatories = List.copyOf(purgatories);
     }
 
-    List<DelayedOperationPurgatory<?>> purgatories() {
-        return purgatories;
+    /** A snapshot of each purgatory's counters, in the order given. */
+    List<PurgatoryStats> purgatories() {
+        List<PurgatoryStats> out = new ArrayList<>(purgatories.size());
+        for (Supplier<PurgatoryStats> p : purgatories) {
+            out.add(p.get());
+        }
+        return out;
     }
 
     /** The given percentile (0..1) of time in purgatory for {@code outcome}, in ms; NaN if unknown. */
@@ -56,8 +63,7 @@ final class DemoStats {
                 .field("fetchRequests", fetchRequests.sum())
                 .field("orders", orders.sum())
                 .beginArray("purgatories");
-        for (DelayedOperationPurgatory<?> p : purgatories) {
-            PurgatoryStats s = p.stats();
+        for (PurgatoryStats s : purgatories()) {
             json.beginObject()
                     .field("name", s.name())
                     .field("pending", s.pending())

@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The demo's HTTP endpoints on 127.0.0.1: {@code POST /produce} and {@code GET /fetch} (answered
- * from the purgatories' callbacks), {@code GET /metrics} (Prometheus text), {@code GET /api/stats}
- * (JSON) and {@code GET /} (the dashboard). Bad parameters get 400 with a message naming them.
+ * from the purgatories' callbacks), the order-payment long poll {@code GET /orders/{id}/wait} and
+ * {@code POST /orders/{id}/paid} ({@link OrderApi}), {@code GET /metrics} (Prometheus text),
+ * {@code GET /api/stats} (JSON) and {@code GET /} (the dashboard). Bad parameters get 400 with a
+ * message naming them.
  */
 final class HttpApi {
 
@@ -30,12 +32,14 @@ final class HttpApi {
     static final long MAX_WAIT_LIMIT_MS = 60_000;
 
     private final ReplicaManager replicaManager;
+    private final OrderApi orders;
     private final PrometheusMeterRegistry registry;
     private final DemoStats stats;
     private final byte[] dashboard;
 
-    HttpApi(ReplicaManager replicaManager, PrometheusMeterRegistry registry, DemoStats stats) {
+    HttpApi(ReplicaManager replicaManager, OrderPayments payments, PrometheusMeterRegistry registry, DemoStats stats) {
         this.replicaManager = replicaManager;
+        this.orders = new OrderApi(payments);
         this.registry = registry;
         this.stats = stats;
         try (InputStream in = HttpApi.class.getResourceAsStream("dashboard.html")) {
@@ -54,6 +58,7 @@ final class HttpApi {
         HttpServer server = HttpServer.create(loopback, 256);
         server.createContext("/produce", exchange -> handle(exchange, "POST", this::produce));
         server.createContext("/fetch", exchange -> handle(exchange, "GET", this::fetch));
+        server.createContext("/orders/", orders::serve);
         server.createContext("/metrics", exchange -> handle(exchange, "GET", e ->
                 respond(e, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape())));
         server.createContext("/api/stats", exchange -> handle(exchange, "GET", e ->
@@ -65,11 +70,12 @@ final class HttpApi {
     }
 
     @FunctionalInterface
-    private interface Handler {
+    interface Handler {
         void handle(HttpExchange exchange) throws IOException;
     }
 
-    private void handle(HttpExchange exchange, String method, Handler handler) throws IOException {
+    /** Runs {@code handler} for {@code method}, else 405; its IllegalArgumentException is a 400, other failures 500. */
+    static void handle(HttpExchange exchange, String method, Handler handler) throws IOException {
         try {
             if (!exchange.getRequestMethod().equals(method)) {
                 exchange.getResponseHeaders().set("Allow", method);
@@ -133,7 +139,7 @@ final class HttpApi {
 
     private void dashboard(HttpExchange exchange) throws IOException {
         if (!exchange.getRequestURI().getPath().equals("/")) {
-            respond(exchange, 404, "application/json", error("NOT_FOUND", exchange.getRequestURI().getPath()));
+            notFound(exchange);
             return;
         }
         respond(exchange, 200, "text/html; charset=utf-8", dashboard);
@@ -209,11 +215,16 @@ final class HttpApi {
 
     // ---- responses ----
 
-    private static String error(String code, String message) {
+    static void notFound(HttpExchange exchange) throws IOException {
+        respond(exchange, 404, "application/json", error("NOT_FOUND", exchange.getRequestURI().getPath()));
+    }
+
+    static String error(String code, String message) {
         return new Json().beginObject().field("error", code).field("message", message).endObject().toString();
     }
 
-    private static void respondQuietly(HttpExchange exchange, int status, String json) {
+    /** Answers {@code exchange} with JSON (no body for 204); a client gone meanwhile is only logged. */
+    static void respondQuietly(HttpExchange exchange, int status, String json) {
         try {
             respond(exchange, status, "application/json", json);
         } catch (IOException e) {
@@ -226,9 +237,11 @@ final class HttpApi {
     }
 
     private static void respond(HttpExchange exchange, int status, String type, byte[] body) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", type);
+        if (status != 204) {
+            exchange.getResponseHeaders().set("Content-Type", type);
+        }
         exchange.getResponseHeaders().set("Cache-Control", "no-store");
-        exchange.sendResponseHeaders(status, body.length);
+        exchange.sendResponseHeaders(status, status == 204 ? -1 : body.length); // 204: no body at all
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(body);
         }

@@ -1,54 +1,71 @@
 package io.purgatory.examples;
 
-import io.purgatory.DelayedCondition;
-import io.purgatory.DelayedOperationPurgatory;
-import io.purgatory.Outcome;
-import io.purgatory.PurgatoryBuilder;
-import java.util.List;
+import io.purgatory.KeyedWaits;
+import io.purgatory.PurgatoryStats;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 
 /**
- * Completion from a business event, without writing a subclass: an order waits, keyed by its id,
- * until its payment event arrives or its timeout passes.
+ * Orders waiting for their payment events, keyed by order id, on {@link KeyedWaits}: a wait gets
+ * the {@link Payment} itself, or fails with a {@link TimeoutException} when its timeout passes
+ * first. A payment that arrives up to the early-payment window before its wait still answers it.
+ * Thread-safe; a wait's future completes on the thread that settles it (see {@link KeyedWaits}).
  *
  * <pre>{@code
- * payments.awaitPayment("order-42", 30_000).thenAccept(outcome -> ...); // COMPLETED or EXPIRED
- * payments.onPaymentEvent("order-42");                                   // from the payment stream
+ * payments.awaitPayment("order-42", Duration.ofSeconds(20)).thenAccept(payment -> ...);
+ * payments.onPayment(new Payment("order-42", 1_250, Instant.now()));   // from the payment stream
  * }</pre>
  */
 public final class OrderPayments implements AutoCloseable {
 
-    private final DelayedOperationPurgatory<DelayedCondition> waits;
-    private final Set<String> paid = ConcurrentHashMap.newKeySet();
+    /** At most this many early payments are kept; beyond, the oldest goes first. */
+    static final int MAX_EARLY_PAYMENTS = 100_000;
 
-    public OrderPayments(PurgatoryBuilder<? super DelayedCondition> purgatory) {
-        this.waits = purgatory.build();
+    /** A payment event: the order it pays, its amount in cents, and when it was paid. */
+    public record Payment(String orderId, long amountCents, Instant paidAt) {
+        public Payment {
+            Objects.requireNonNull(orderId, "orderId");
+            Objects.requireNonNull(paidAt, "paidAt");
+            if (amountCents < 0) {
+                throw new IllegalArgumentException("amountCents must be >= 0: " + amountCents);
+            }
+        }
     }
 
-    /** Waits up to {@code timeoutMs} for the payment of {@code orderId}. */
-    public CompletableFuture<Outcome> awaitPayment(String orderId, long timeoutMs) {
-        Objects.requireNonNull(orderId, "orderId");
-        return DelayedCondition.await(waits, List.of(orderId), timeoutMs, () -> paid.contains(orderId));
+    private final KeyedWaits<String, Payment> waits;
+
+    /**
+     * Builds the waits from {@code waits} (its name, meters, a manual timer in tests...), keeping
+     * each payment for {@code earlyPaymentWindow} so that a wait registered within it still gets it.
+     */
+    public OrderPayments(KeyedWaits.Builder waits, Duration earlyPaymentWindow) {
+        this.waits = waits.retainEvents(earlyPaymentWindow, MAX_EARLY_PAYMENTS).build();
     }
 
-    /** Records the payment of {@code orderId} and completes its wait, if any. */
-    public void onPaymentEvent(String orderId) {
-        paid.add(orderId);
-        waits.checkAndComplete(orderId);
+    /** Waits up to {@code timeout} for the payment of {@code orderId}; else fails with a {@link TimeoutException}. */
+    public CompletableFuture<Payment> awaitPayment(String orderId, Duration timeout) {
+        return waits.await(Objects.requireNonNull(orderId, "orderId"), timeout);
     }
 
-    /** Forgets a settled order (the demo's bookkeeping, so the set does not grow forever). */
-    public void forget(String orderId) {
-        paid.remove(orderId);
+    /** Hands {@code payment} to the waits on its order, and keeps it for the early-payment window. */
+    public int onPayment(Payment payment) {
+        return waits.complete(payment.orderId(), payment);
     }
 
-    public DelayedOperationPurgatory<DelayedCondition> purgatory() {
-        return waits;
+    /** The counters of the waits: pending, completed, expired... */
+    public PurgatoryStats stats() {
+        return waits.stats();
     }
 
+    /** Payments kept now for waits still to come. */
+    public int earlyPayments() {
+        return waits.retainedEvents();
+    }
+
+    /** Answers every pending wait as its timeout would, and drops the early payments. Idempotent. */
     @Override
     public void close() {
         waits.close();

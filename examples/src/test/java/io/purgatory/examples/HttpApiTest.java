@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.purgatory.KeyedWaits;
 import io.purgatory.timer.DaemonThreads;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -25,6 +27,7 @@ class HttpApiTest {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ReplicaManager replicas = ReplicaManager.create(new ReplicaManager.Config(3, 2, 60_000), registry);
+    private final OrderPayments payments = new OrderPayments(KeyedWaits.builder("orders"), Duration.ofSeconds(30));
     private final ExecutorService executor = Executors.newFixedThreadPool(4, DaemonThreads.factory("test-http"));
     private final HttpClient client = HttpClient.newBuilder().executor(executor).build();
     private HttpServer server;
@@ -34,8 +37,8 @@ class HttpApiTest {
     void start() throws IOException {
         replicas.createTopic("demo", 2);
         DemoStats stats = new DemoStats(registry, replicas,
-                List.of(replicas.producePurgatory(), replicas.fetchPurgatory()));
-        server = new HttpApi(replicas, registry, stats).start(0, executor);
+                List.of(replicas.producePurgatory()::stats, replicas.fetchPurgatory()::stats));
+        server = new HttpApi(replicas, payments, registry, stats).start(0, executor);
         base = "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
@@ -43,6 +46,7 @@ class HttpApiTest {
     void stop() {
         server.stop(0);
         replicas.close();
+        payments.close();
         executor.shutdownNow();
     }
 

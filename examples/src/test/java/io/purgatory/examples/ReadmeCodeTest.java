@@ -1,0 +1,53 @@
+package io.purgatory.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's code blocks that follow a {@code <!-- file: path -->} marker are the files they
+ * name, character for character, and the line counts it gives are theirs: the README cannot drift
+ * from code that compiles and is tested.
+ */
+class ReadmeCodeTest {
+
+    private static final Path ROOT = Path.of("..");
+    private static final Pattern BLOCK = Pattern.compile("<!-- file: (\\S+) -->\n```java\n(.*?)```\n", Pattern.DOTALL);
+
+    @Test
+    void readme_codeBlocksAfterAFileMarker_areThatFileVerbatim() throws IOException {
+        String readme = Files.readString(ROOT.resolve("README.md"));
+        Map<String, String> blocks = new LinkedHashMap<>();
+        Matcher block = BLOCK.matcher(readme);
+        while (block.find()) {
+            blocks.put(block.group(1), block.group(2));
+        }
+
+        assertThat(blocks).containsOnlyKeys(
+                "examples/src/main/java/io/purgatory/examples/LongPollServer.java",
+                "examples/src/test/java/io/purgatory/examples/LongPollServerTest.java",
+                "examples/src/main/java/io/purgatory/examples/PlainJdkLongPollServer.java");
+        for (Map.Entry<String, String> e : blocks.entrySet()) {
+            assertThat(e.getValue()).as("README's copy of %s (copy the file into the README)", e.getKey())
+                    .isEqualTo(Files.readString(ROOT.resolve(e.getKey())));
+        }
+    }
+
+    @Test
+    void readme_lineCountsOfTheTwoServers_areTheFiles() throws IOException {
+        String readme = Files.readString(ROOT.resolve("README.md"));
+        Path dir = ROOT.resolve("examples/src/main/java/io/purgatory/examples");
+        for (String server : List.of("LongPollServer.java", "PlainJdkLongPollServer.java")) {
+            long lines = Files.readAllLines(dir.resolve(server)).size();
+            assertThat(readme).contains(server + ", " + lines + " lines");
+        }
+    }
+}
