@@ -4,13 +4,12 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
 /**
  * One wait of {@link KeyedWaits}: a purgatory operation whose answer is a value handed over by
  * {@link KeyedWaits#complete}, an early event retained for its key, or, at its timeout, the
- * fallback or a {@link TimeoutException}. Its future is a {@link WaitFuture}: completing or cancelling
+ * fallback or a {@link WaitTimeoutException}. Its future is a {@link WaitFuture}: completing or cancelling
  * that future in any way ends the wait at once.
  */
 final class KeyedWait<V> extends DelayedOperation {
@@ -216,20 +215,6 @@ final class KeyedWait<V> extends DelayedOperation {
         @Override
         public String toString() {
             return super.toString() + " of " + wait;
-        }
-    }
-
-    /** A timeout without a stack trace: it is the timer's thread, and timeouts are common. */
-    static final class Timeout extends TimeoutException {
-        private static final long serialVersionUID = 1L;
-
-        Timeout(String message) {
-            super(message);
-        }
-
-        @Override
-        public synchronized Throwable fillInStackTrace() {
-            return this;
         }
     }
 }

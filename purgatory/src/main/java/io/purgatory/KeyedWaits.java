@@ -15,7 +15,9 @@ import java.util.function.Predicate;
 /**
  * Waits for business events by key: {@link #await} returns a future of the event's value, and
  * {@link #complete} hands a value to every wait on its key. A wait that gets no event in time fails
- * with a {@link TimeoutException}, or completes with a fallback of your choice.
+ * with a {@link WaitTimeoutException} (a {@link TimeoutException}), or completes with a fallback of
+ * your choice. A wait is never answered by its timeout before the timeout has passed; it can be a
+ * tick or a busy expiration thread later, and an event that arrives meanwhile still answers it.
  *
  * <pre>{@code
  * KeyedWaits<OrderId, Payment> payments = KeyedWaits.builder("payments")
@@ -36,7 +38,8 @@ import java.util.function.Predicate;
  * predicate accepts ({@link #complete}), an error ({@link #completeExceptionally}), its timeout
  * ({@link TimeoutException} or the fallback), a completion or cancellation of its future from
  * outside (a web framework cancelling it when the client goes away, {@code orTimeout}...), or
- * {@link #close()} (by the close policy: like a timeout by default, or cancelled). Whatever ends
+ * {@link #close()} (by the close policy: by default a {@link WaitTimeoutException} whose
+ * {@code closed()} is true, or the fallback; or cancelled). Whatever ends
  * it, the wait leaves its keys and the timer at once: nothing stays pending until its timeout.
  *
  * <p><b>Early events</b> ({@link Builder#retainEvents}): the last value handed over for each key is
@@ -214,11 +217,13 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         return retention;
     }
 
-    TimeoutException timedOut(long timeoutMs) {
+    WaitTimeoutException timedOut(long timeoutMs) {
         if (purgatory.isClosed()) {
-            return new KeyedWait.Timeout("keyed waits '" + name() + "' closed before an event answered the wait");
+            return new WaitTimeoutException("keyed waits '" + name() + "' closed before an event answered the wait",
+                    true);
         }
-        return new KeyedWait.Timeout("no event answered the wait in '" + name() + "' within " + timeoutMs + " ms");
+        return new WaitTimeoutException("no event answered the wait in '" + name() + "' within " + timeoutMs
+                + " ms", false);
     }
 
     private CompletableFuture<V> submit(Object keys, Duration timeout, Predicate<? super V> until, Object fallback,

@@ -116,7 +116,8 @@ class KeyedWaitsTest {
         assertThat(wait).isCompletedExceptionally();
         assertThatThrownBy(wait::join).isInstanceOf(CompletionException.class)
                 .hasCauseInstanceOf(TimeoutException.class)
-                .hasMessageContaining("'orders' within 500 ms");
+                .hasMessageContaining("'orders' within 500 ms")
+                .cause().isInstanceOfSatisfying(WaitTimeoutException.class, e -> assertThat(e.closed()).isFalse());
         assertNothingPending();
         assertThat(waits.stats().expired()).isEqualTo(1);
         assertThat(waits.complete("o1", new Order("o1", "PAID"))).isZero();
@@ -250,7 +251,8 @@ class KeyedWaitsTest {
 
         waits.close();
 
-        assertThatThrownBy(plain::join).hasCauseInstanceOf(TimeoutException.class).hasMessageContaining("closed");
+        assertThatThrownBy(plain::join).hasCauseInstanceOf(TimeoutException.class).hasMessageContaining("closed")
+                .cause().isInstanceOfSatisfying(WaitTimeoutException.class, e -> assertThat(e.closed()).isTrue());
         assertThat(fallback).isCompletedWithValue(new Order("o2", "UNKNOWN"));
         assertThat(waits.complete("o1", new Order("o1", "PAID"))).isZero();
         assertThatThrownBy(() -> waits.await("o1", Duration.ofSeconds(1)))

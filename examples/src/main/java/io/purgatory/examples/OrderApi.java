@@ -1,6 +1,7 @@
 package io.purgatory.examples;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.purgatory.WaitTimeoutException;
 import io.purgatory.examples.OrderPayments.Payment;
 import java.io.IOException;
 import java.time.Duration;
@@ -52,6 +53,8 @@ final class OrderApi {
         payments.awaitPayment(orderId, Duration.ofMillis(timeoutMs)).whenComplete((paid, error) -> {
             if (error == null) {
                 HttpApi.respondQuietly(exchange, 200, json(paid));
+            } else if (error instanceof WaitTimeoutException timeout && timeout.closed()) {
+                HttpApi.respondQuietly(exchange, 503, HttpApi.error("SHUTTING_DOWN", "the server is stopping"));
             } else if (error instanceof TimeoutException) {
                 HttpApi.respondQuietly(exchange, 204, "");
             } else {

@@ -50,6 +50,18 @@ class OrderApiTest {
     }
 
     @Test
+    void wait_pendingWhenThePaymentsClose_gets503() throws Exception {
+        CompletableFuture<HttpResponse<String>> wait = get("/orders/order-9/wait?timeoutMs=60000");
+        Eventually.await("the wait is pending", () -> payments.stats().pending() == 1);
+
+        payments.close();
+
+        HttpResponse<String> answer = done(wait);
+        assertThat(answer.statusCode()).isEqualTo(503);
+        assertThat(answer.body()).contains("SHUTTING_DOWN");
+    }
+
+    @Test
     void wait_paymentPosted_gets200WithThePaymentAsJson() throws Exception {
         CompletableFuture<HttpResponse<String>> wait = get("/orders/order-1/wait?timeoutMs=60000");
         Eventually.await("the wait is pending", () -> payments.stats().pending() == 1);
