@@ -122,7 +122,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(watchKeys, "watchKeys");
         Object key = watchKeys.size() == 1 ? WatchKeys.only(watchKeys) : null; // one key: no array
-        return submit(operation, key, key == null ? WatchKeys.distinct(watchKeys) : null, false, 0L);
+        return submit(operation, key, key == null ? WatchKeys.distinct(watchKeys) : null, null);
     }
 
     /**
@@ -132,8 +132,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * tries the operation, so a check of a key with many such operations costs O(completed + log
      * pending) instead of O(pending). A {@link #checkAndComplete(Object)} of the key (for a change
      * that is not a move of its position: a leader change, an error) tries it as any other. The
-     * operation still decides in its {@code tryComplete}: once its position is reached, every
-     * positional check of the key tries it until it completes.
+     * operation still decides in its {@code tryComplete}: the positional check that reaches its
+     * position tries it once; if it does not complete then, it waits for a
+     * {@code checkAndComplete(key)}, as positions only move forward and what else it waits for
+     * is no position.
      *
      * @throws NullPointerException if {@code operation} or {@code key} is null
      * @throws IllegalArgumentException if the key's hashCode or equals throws
@@ -143,10 +145,35 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     public boolean tryCompleteElseWatch(T operation, Object key, long position) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(key, "key");
-        return submit(operation, WatchKeys.check(key, 0), null, true, position);
+        return submit(operation, WatchKeys.check(key, 0), null, new long[] {position});
     }
 
-    private boolean submit(T operation, Object key, Object[] keys, boolean positioned, long position) {
+    /**
+     * As {@link #tryCompleteElseWatch(DelayedOperation, Object, long)}, on several keys: the
+     * operation waits on {@code keys.get(i)} until its position reaches {@code positions[i]}. A
+     * positional check of one of its keys tries it once, when it reaches the operation's position
+     * there; then, if it did not complete, it is tried by that key's {@code checkAndComplete(key)}
+     * and by the positional checks of its other keys (an acks=all produce that waits for every
+     * partition's high watermark).
+     *
+     * @throws IllegalArgumentException if the keys are empty or not distinct, or their number is
+     *         not that of the positions
+     */
+    public boolean tryCompleteElseWatch(T operation, List<?> keys, long[] positions) {
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(positions, "positions");
+        Object[] distinct = WatchKeys.distinct(keys);
+        if (distinct.length != keys.size() || positions.length != keys.size()) {
+            throw new IllegalArgumentException("positioned waits need distinct keys, one per position: "
+                    + keys.size() + " keys (" + distinct.length + " distinct), " + positions.length + " positions");
+        }
+        return submit(operation, distinct.length == 1 ? distinct[0] : null, distinct.length == 1 ? null : distinct,
+                positions.clone());
+    }
+
+    /** Submits with the keys validated: one key, or several; at positions if {@code positions} is not null. */
+    private boolean submit(T operation, Object key, Object[] keys, long[] positions) {
         if (closed.get()) {
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
@@ -161,7 +188,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         }
         boolean completed;
         try {
-            completed = submitClaimed(operation, key, keys, positioned, position);
+            completed = submitClaimed(operation, key, keys, positions);
         } catch (Throwable failure) {
             abandon(operation);
             OperationState.release(operation, this);
@@ -172,8 +199,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /** Kafka's four steps, with the submission's claim held: no other thread tries the operation meanwhile. */
-    private boolean submitClaimed(DelayedOperation operation, Object key, Object[] keys, boolean positioned,
-                                  long position) {
+    private boolean submitClaimed(DelayedOperation operation, Object key, Object[] keys, long[] positions) {
         if (OperationState.tryOnce(operation, this)) { // 1. try
             return true;
         }
@@ -181,10 +207,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             return false;
         }
         if (key != null) { // 2. watch
-            watchOne(operation, key, 0, true, positioned, position);
+            watchOne(operation, key, 0, true, positions);
         } else {
             for (int i = 0; i < keys.length; i++) {
-                watchOne(operation, keys[i], i, keys.length == 1, false, 0L);
+                watchOne(operation, keys[i], i, keys.length == 1, positions);
             }
         }
         if (closed.get()) { // raced with close(), which may not have seen it: settle as close would
@@ -207,11 +233,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return false;
     }
 
-    private void watchOne(DelayedOperation operation, Object key, int index, boolean alone, boolean positioned,
-                          long position) {
+    private void watchOne(DelayedOperation operation, Object key, int index, boolean alone, long[] positions) {
         try {
-            if (positioned) {
-                shardFor(key).watchAt(operation, key, position);
+            if (positions != null) {
+                shardFor(key).watchAt(operation, key, positions[index]);
             } else {
                 shardFor(key).watch(operation, key, alone);
             }
@@ -264,7 +289,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * watching it plainly, and those at a position of at most {@code reached} (keyed waits).
      */
     int visitWatching(Object key, long reached, Object event, WatcherList.Visitor visitor) {
-        return shardFor(key).visit(key, true, reached, event, visitor);
+        return shardFor(key).visit(key, reached == Long.MAX_VALUE ? WatcherList.ALL : WatcherList.REACHED, reached,
+                event, visitor);
     }
 
     /**

@@ -1,18 +1,24 @@
 package io.purgatory;
 
 /**
- * An operation's place among a key's positioned waits ({@link Watchers}' heap): it waits until the
- * key's position reaches {@code position}. The operation's only node: its {@code watchNext} holds
- * it, as a multi-key operation's holds its first WatchNode. Its list links stay null.
+ * An operation's place on a key where it waits until the key's position reaches {@code position}.
+ * Chained with the operation's other nodes as a {@link WatchNode} is. Until the position is
+ * reached it is in the key's {@link PositionHeap}; once a positional check has reached it, it is
+ * on the key's list, tried as a plainly watched node except by later positional checks.
  */
 final class PositionNode extends WatchNode {
 
-    final long position;
-    /** Its index in the heap, guarded by the shard's lock; -1 once unlinked. */
-    int index = -1;
+    /** The index of a node on its key's list: reached, tried once by a positional check. */
+    static final int ON_LIST = -2;
+    /** The index of an unlinked node. */
+    static final int UNLINKED = -1;
 
-    PositionNode(DelayedOperation operation, Watchers watchers, long position) {
-        super(operation, watchers, null);
+    final long position;
+    /** Its index in the heap, ON_LIST or UNLINKED; guarded by the shard's lock. */
+    int index = UNLINKED;
+
+    PositionNode(DelayedOperation operation, Watchers watchers, long position, WatchNode nextOfOperation) {
+        super(operation, watchers, nextOfOperation);
         this.position = position;
     }
 }

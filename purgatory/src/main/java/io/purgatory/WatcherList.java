@@ -153,23 +153,31 @@ final class WatcherList {
      * call completed. Operations are called with no lock held (K4).
      */
     int checkAndComplete(Object key) {
-        return visit(key, true, Long.MAX_VALUE, null, check);
+        return visit(key, ALL, 0L, null, check);
     }
 
     /**
-     * Tries the operations watching {@code key} plainly, and those at a position of at most
-     * {@code position}, when the call starts (K6, K7); returns how many this call completed.
+     * Tries the operations watching {@code key} plainly, and those whose position on it
+     * {@code position} reaches now (K7), when the call starts (K6); returns how many this call
+     * completed. Positioned operations reached by an earlier check are not tried again here.
      */
     int checkAndComplete(Object key, long position) {
-        return visit(key, true, position, null, check);
+        return visit(key, REACHED_NOW, position, null, check);
     }
+
+    /** Visit every node of the key. */
+    static final int ALL = 0;
+    /** Visit the list's nodes, but for positioned ones reached before, and the heap's reached now. */
+    static final int REACHED_NOW = 1;
+    /** Visit the list's nodes and the heap's reached now. */
+    static final int REACHED = 2;
 
     /**
      * Hands {@code event} to {@code visitor} with each operation watching {@code key} when the call
-     * starts (K6): those of its list if {@code list}, and those at a position of at most
-     * {@code reached} (K7). With no lock held (K4); returns how many visits returned true.
+     * starts (K6), as {@code mode} selects them at {@code position} (K7), with no lock held (K4);
+     * returns how many visits returned true.
      */
-    int visit(Object key, boolean list, long reached, Object event, Visitor visitor) {
+    int visit(Object key, int mode, long position, Object event, Visitor visitor) {
         CopyBuffer copies = CopyBuffer.current();
         WatchLink[] nodes;
         int n;
@@ -178,12 +186,16 @@ final class WatcherList {
             if (watchers == null || watchers.isEmpty()) {
                 return 0;
             }
-            n = watchers.count(list, reached);
+            n = mode == ALL ? watchers.size() : watchers.countReached(position, mode == REACHED_NOW);
             if (n == 0) {
                 return 0;
             }
             nodes = copies.take(n);
-            watchers.copyTo(list, reached, nodes);
+            if (mode == ALL) {
+                watchers.copyAll(nodes);
+            } else {
+                watchers.takeReached(position, mode == REACHED_NOW, nodes);
+            }
         }
         int settled = 0;
         try {

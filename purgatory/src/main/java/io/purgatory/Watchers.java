@@ -1,12 +1,9 @@
 package io.purgatory;
 
-import java.util.Arrays;
-
 /**
- * The operations watching one key: an intrusive doubly linked list in watch order, and a min-heap
- * of the operations waiting for the key's position to reach a value, guarded by its shard's lock
- * ({@link WatcherList}). Link and unlink are O(1) on the list, O(log n) on the heap; the
- * operations whose position is reached are found in O(their number).
+ * The operations watching one key: an intrusive doubly linked list in watch order, and a
+ * {@link PositionHeap} of those waiting for the key's position to reach a value, guarded by its
+ * shard's lock ({@link WatcherList}). Link and unlink are O(1) on the list, O(log n) on the heap.
  */
 final class Watchers {
 
@@ -28,11 +25,12 @@ final class Watchers {
      *      link then, and its `watchers` stays null. So the operation needs no field for its
      *      nodes, and a single-key operation allocates nothing. (A positioned operation is the
      *      exception: one PositionNode, chained the same way; see K7.)
-     * (K7) A positioned operation is on this key only, through one PositionNode, in `heap`:
-     *      heap[0..heapSize) are exactly the linked PositionNodes, each at its own `index`, and no
-     *      node's position is below its parent's. So the nodes whose position is at most p form a
-     *      subtree at the root, found without looking at any other node but its children. An
-     *      unlinked PositionNode has index -1. size counts the list's nodes and the heap's.
+     * (K7) A positioned operation has a PositionNode on each of its keys, chained as WatchNodes
+     *      are. The node is in `heap` until a positional check reaches its position; that check
+     *      moves it to the end of the list (index ON_LIST), under the lock, and tries it once.
+     *      On the list it is tried by every visit but later positional checks, which skip it
+     *      (`reachedOnList` counts them). An unlinked node has index UNLINKED. size counts the
+     *      list's nodes and the heap's.
      */
 
     final Object key;
@@ -40,8 +38,9 @@ final class Watchers {
     private WatchLink head;
     private WatchLink tail;
     private int size;
-    private PositionNode[] heap;
-    private int heapSize;
+    private final PositionHeap heap = new PositionHeap();
+    /** PositionNodes on the list (K7). */
+    private int reachedOnList;
     /** Empty, and still mapped because its removal failed; guarded by the shard's lock. */
     boolean lingering;
 
@@ -67,23 +66,27 @@ final class Watchers {
         return op.watchers == null ? (WatchNode) op.watchNext : null;
     }
 
-    /** Links single-key {@code op} in the heap, to wait until this key's position reaches {@code position} (K7). */
+    /** Links {@code op} in the heap, to wait until this key's position reaches {@code position} (K3, K7). */
     void linkAt(DelayedOperation op, long position) {
-        PositionNode node = new PositionNode(op, this, position);
+        PositionNode node = new PositionNode(op, this, position, firstNodeOf(op));
         op.watchNext = node;
-        if (heap == null || heapSize == heap.length) {
-            heap = Arrays.copyOf(heap == null ? new PositionNode[0] : heap, Math.max(8, 2 * heapSize));
-        }
-        node.index = heapSize;
-        heap[heapSize++] = node;
-        siftUp(node);
+        heap.add(node);
         size++;
     }
 
     /** Unlinks {@code node} if it is linked here (K1, K2, K7); returns true iff it was. */
     boolean unlink(WatchLink node) {
         if (node instanceof PositionNode positioned) {
-            return unlinkFromHeap(positioned);
+            if (positioned.index >= 0) {
+                heap.remove(positioned, PositionNode.UNLINKED);
+                size--;
+                return true;
+            }
+            if (positioned.index == PositionNode.UNLINKED) {
+                return false;
+            }
+            positioned.index = PositionNode.UNLINKED;
+            reachedOnList--;
         }
         WatchLink p = prev(node);
         if (p == null && head != node) {
@@ -114,29 +117,42 @@ final class Watchers {
         return size;
     }
 
-    /**
-     * How many nodes {@link #copyTo} copies: the list's if {@code list}, and the positioned ones
-     * waiting for at most {@code reached} (all of them at {@code Long.MAX_VALUE}). O(that number).
-     */
-    int count(boolean list, long reached) {
-        int positioned = reached == Long.MAX_VALUE ? heapSize : countReached(0, reached);
-        return list ? size - heapSize + positioned : positioned;
+    /** Copies every linked node, the list's first in watch order, into {@code into} (size slots at least). */
+    void copyAll(WatchLink[] into) {
+        int i = 0;
+        for (WatchLink n = head; n != null; n = next(n)) {
+            into[i++] = n;
+        }
+        heap.copyTo(into, i);
     }
 
-    /** Copies the nodes {@link #count} counts, the list's first in watch order, into {@code into}. */
-    void copyTo(boolean list, long reached, WatchLink[] into) {
+    /**
+     * How many nodes {@link #takeReached} takes: those of the list, but for the PositionNodes on it
+     * if {@code skipReached}, and those in the heap at a position of at most {@code position}.
+     * O(that number).
+     */
+    int countReached(long position, boolean skipReached) {
+        int list = size - heap.size() - (skipReached ? reachedOnList : 0);
+        return list + heap.countReached(position);
+    }
+
+    /**
+     * Copies the nodes {@link #countReached} counts into {@code into}: first the list's, then the
+     * heap's that {@code position} reaches, each moved to the list as it is taken (K7).
+     */
+    void takeReached(long position, boolean skipReached, WatchLink[] into) {
         int i = 0;
-        if (list) {
-            for (WatchLink n = head; n != null; n = next(n)) {
+        for (WatchLink n = head; n != null; n = next(n)) {
+            if (!(skipReached && n instanceof PositionNode)) {
                 into[i++] = n;
             }
         }
-        if (reached == Long.MAX_VALUE) {
-            if (heapSize > 0) {
-                System.arraycopy(heap, 0, into, i, heapSize);
-            }
-        } else {
-            copyReached(0, reached, into, i);
+        for (PositionNode node = heap.pollReached(position); node != null; node = heap.pollReached(position)) {
+            node.index = PositionNode.ON_LIST;
+            reachedOnList++;
+            size--; // append counts it again
+            append(node);
+            into[i++] = node;
         }
     }
 
@@ -147,8 +163,8 @@ final class Watchers {
         for (WatchLink n = head; n != null; n = next(n)) {
             ops[i++] = operationOf(n);
         }
-        for (int h = 0; h < heapSize; h++) {
-            ops[i++] = heap[h].operation;
+        for (int h = 0; h < heap.size(); h++) {
+            ops[i++] = heap.node(h).operation;
         }
         return ops;
     }
@@ -167,104 +183,29 @@ final class Watchers {
             previous = n;
             count++;
         }
-        for (int h = 0; h < heapSize; h++) {
-            PositionNode node = heap[h];
-            if (node.index != h || node.watchers != this || node.operation.watchNext != node
-                    || (h > 0 && heap[(h - 1) / 2].position > node.position)) {
-                throw new IllegalStateException("(K7) broken position heap for key " + key + " at " + h);
-            }
-            if (node.operation.isCompleted()) {
-                throw new IllegalStateException("settled operation still watched at a position on " + key);
-            }
-            count++;
-        }
-        if (heap != null) {
-            for (int h = heapSize; h < heap.length; h++) {
-                if (heap[h] != null) {
-                    throw new IllegalStateException("(K7) position heap holds an unlinked node for key " + key);
+        int onList = 0;
+        for (WatchLink n = head; n != null; n = next(n)) {
+            if (n instanceof PositionNode p) {
+                if (p.index != PositionNode.ON_LIST) {
+                    throw new IllegalStateException("(K7) a position node on the list of " + key + " is not ON_LIST");
                 }
+                onList++;
+            }
+        }
+        if (onList != reachedOnList) {
+            throw new IllegalStateException("(K7) " + onList + " position nodes on the list of " + key + ", counted "
+                    + reachedOnList);
+        }
+        count += heap.check(this);
+        for (int h = 0; h < heap.size(); h++) {
+            if (heap.node(h).operation.isCompleted()) {
+                throw new IllegalStateException("settled operation still watched at a position on " + key);
             }
         }
         if (previous != tail || count != size) {
             throw new IllegalStateException("(K1) watch list tail or size wrong for key " + key);
         }
         return count;
-    }
-
-    // ---- the heap (K7) ----
-
-    private boolean unlinkFromHeap(PositionNode node) {
-        int i = node.index;
-        if (i < 0) {
-            return false;
-        }
-        PositionNode last = heap[--heapSize];
-        heap[heapSize] = null;
-        node.index = -1;
-        size--;
-        if (last != node) {
-            last.index = i;
-            heap[i] = last;
-            siftUp(last);
-            siftDown(last);
-        }
-        if (heapSize == 0) {
-            heap = null; // an emptied key keeps no array
-        }
-        return true;
-    }
-
-    private void siftUp(PositionNode node) {
-        int i = node.index;
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            PositionNode p = heap[parent];
-            if (p.position <= node.position) {
-                break;
-            }
-            heap[i] = p;
-            p.index = i;
-            i = parent;
-        }
-        heap[i] = node;
-        node.index = i;
-    }
-
-    private void siftDown(PositionNode node) {
-        int i = node.index;
-        int half = heapSize >>> 1;
-        while (i < half) {
-            int child = 2 * i + 1;
-            PositionNode c = heap[child];
-            int right = child + 1;
-            if (right < heapSize && heap[right].position < c.position) {
-                child = right;
-                c = heap[child];
-            }
-            if (node.position <= c.position) {
-                break;
-            }
-            heap[i] = c;
-            c.index = i;
-            i = child;
-        }
-        heap[i] = node;
-        node.index = i;
-    }
-
-    private int countReached(int i, long position) { // recursion depth: the heap's height, at most 31
-        if (i >= heapSize || heap[i].position > position) {
-            return 0;
-        }
-        return 1 + countReached(2 * i + 1, position) + countReached(2 * i + 2, position);
-    }
-
-    private int copyReached(int i, long position, WatchLink[] into, int at) {
-        if (i >= heapSize || heap[i].position > position) {
-            return at;
-        }
-        into[at] = heap[i];
-        return copyReached(2 * i + 2, position, into, copyReached(2 * i + 1, position, into, at + 1));
     }
 
     private void append(WatchLink node) {

@@ -101,16 +101,74 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void aReachedOperationThatSaysNotYetIsTriedAgainByTheNextPositionalCheck() {
+    void aReachedOperationThatSaysNotYetIsLeftToTheTryAllCheck() {
         AwaitOffset op = new AwaitOffset(60_000, 5, watermark);
-        op.blocked = true; // e.g. waiting for something besides the position
+        op.blocked = true; // e.g. waiting for enough in-sync replicas besides the position
         purgatory.tryCompleteElseWatch(op, "tp-0", 5);
         watermark.set(5);
+        op.tries.set(0);
 
         assertThat(purgatory.checkAndComplete("tp-0", 5)).isZero();
+        assertThat(op.tries.get()).isEqualTo(1);
         op.blocked = false;
-        assertThat(purgatory.checkAndComplete("tp-0", 6)).isEqualTo(1);
+        assertThat(purgatory.checkAndComplete("tp-0", 6)).as("reached before: not tried again").isZero();
+        assertThat(op.tries.get()).isEqualTo(1);
+        assertThat(purgatory.watched()).isEqualTo(1);
+        purgatory.checkInvariants();
+
+        assertThat(purgatory.checkAndComplete("tp-0")).as("the in-sync set changed: try all").isEqualTo(1);
         assertThat(op.isCompleted()).isTrue();
+        assertThat(purgatory.watchedKeys()).isZero();
+    }
+
+    @Test
+    void anOperationOnSeveralKeysIsTriedOnceAsEachReachesItsPositionAndCompletesWithTheLast() {
+        AtomicLong[] marks = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
+        AtomicInteger tries = new AtomicInteger();
+        DelayedOperation acks = new DelayedOperation(60_000) {
+            @Override
+            protected boolean tryComplete() {
+                tries.incrementAndGet();
+                return marks[0].get() >= 10 && marks[1].get() >= 20 && marks[2].get() >= 30 && forceComplete();
+            }
+
+            @Override
+            protected void onComplete() {
+            }
+
+            @Override
+            protected void onExpiration() {
+            }
+        };
+        assertThat(purgatory.tryCompleteElseWatch(acks, List.of("a", "b", "c"), new long[] {10, 20, 30})).isFalse();
+        assertThat(purgatory.watched()).isEqualTo(3);
+        tries.set(0);
+
+        marks[1].set(25);
+        assertThat(purgatory.checkAndComplete("b", 25)).isZero();
+        marks[0].set(9);
+        assertThat(purgatory.checkAndComplete("a", 9)).isZero();
+        assertThat(purgatory.checkAndComplete("b", 26)).isZero();
+        assertThat(tries.get()).as("only b reached it, once").isEqualTo(1);
+        marks[0].set(10);
+        assertThat(purgatory.checkAndComplete("a", 10)).isZero();
+        marks[2].set(30);
+        assertThat(purgatory.checkAndComplete("c", 30)).isEqualTo(1);
+
+        assertThat(tries.get()).isEqualTo(3);
+        assertThat(purgatory.watched()).isZero();
+        assertThat(purgatory.watchedKeys()).isZero();
+    }
+
+    @Test
+    void positionedKeysMustBeDistinctAndMatchThePositions() {
+        AwaitOffset op = new AwaitOffset(60_000, 5, watermark);
+        assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(op, List.of("a", "a"), new long[] {1, 2}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("distinct");
+        assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(op, List.of("a", "b"), new long[] {1}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 positions");
+        assertThat(purgatory.tryCompleteElseWatch(op, List.of("a", "b"), new long[] {1, 2})).isFalse();
+        assertThat(purgatory.watched()).isEqualTo(2);
     }
 
     @Test
@@ -204,7 +262,12 @@ class PositionedWaitsTest {
             if (action < 5) {
                 long offset = position + random.nextInt(200);
                 AwaitOffset op = new AwaitOffset(1 + random.nextInt(500), offset, watermark);
-                purgatory.tryCompleteElseWatch(op, "tp-" + random.nextInt(3), offset);
+                if (random.nextBoolean()) {
+                    purgatory.tryCompleteElseWatch(op, "tp-" + random.nextInt(3), offset);
+                } else { // on every key, at the same offset: the first check that reaches it completes it
+                    purgatory.tryCompleteElseWatch(op, List.of("tp-0", "tp-1", "tp-2"),
+                            new long[] {offset, offset, offset});
+                }
                 if (!op.isCompleted()) {
                     model.computeIfAbsent(offset, o -> new ArrayList<>()).add(op);
                     pending.add(op);
@@ -234,6 +297,5 @@ class PositionedWaitsTest {
         }
         purgatory.checkInvariants();
         assertThat(purgatory.numDelayed()).isEqualTo(pending.size());
-        assertThat(purgatory.watched()).isEqualTo(pending.size());
     }
 }
