@@ -50,6 +50,11 @@ final class OursPurgatory implements PurgatoryUnderTest {
     }
 
     @Override
+    public boolean tryCompleteElseWatchAt(Completable operation, List<BenchKey> keys, long[] positions) {
+        return purgatory.tryCompleteElseWatch((Op) operation, keys, positions);
+    }
+
+    @Override
     public int checkAndComplete(BenchKey key, long position) {
         return purgatory.checkAndComplete(key, position);
     }

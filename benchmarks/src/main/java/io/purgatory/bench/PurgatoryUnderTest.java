@@ -33,6 +33,11 @@ public interface PurgatoryUnderTest extends AutoCloseable {
         return tryCompleteElseWatch(operation, List.of(key));
     }
 
+    /** As the single-key form, at {@code positions[i]} on {@code keys.get(i)}. */
+    default boolean tryCompleteElseWatchAt(Completable operation, List<BenchKey> keys, long[] positions) {
+        return tryCompleteElseWatch(operation, keys);
+    }
+
     /** The key's position is now {@code position}: without positioned waits, a try-all check. */
     default int checkAndComplete(BenchKey key, long position) {
         return checkAndComplete(key);
