@@ -114,6 +114,36 @@ public class KeyedWaitRaces {
         }
     }
 
+    /** Two answers from outside. Results r1: the future's cancel(false); r2: its complete(9). */
+    @JCStressTest
+    @Outcome(id = "1, 0, -3, 1, 1, 0", expect = Expect.ACCEPTABLE, desc = "the cancel won")
+    @Outcome(id = "0, 1, 9, 1, 1, 0", expect = Expect.ACCEPTABLE, desc = "the outside completion won")
+    @Outcome(expect = Expect.FORBIDDEN, desc = "both or neither won, answered twice, counted other than cancelled, "
+            + "or something lingers")
+    @State
+    public static class CancelVsFutureComplete extends KeyedWaitFixture {
+
+        public CancelVsFutureComplete() {
+            super(builder(1));
+            track(waits.await("k", Duration.ofMillis(TIMEOUT_MS)));
+        }
+
+        @Actor
+        public void cancel(IIIIII_Result r) {
+            r.r1 = future.cancel(false) ? 1 : 0;
+        }
+
+        @Actor
+        public void completeFuture(IIIIII_Result r) {
+            r.r2 = future.complete(9) ? 1 : 0;
+        }
+
+        @Arbiter
+        public void arbiter(IIIIII_Result r) {
+            report(r);
+        }
+    }
+
     /** Result r1: complete's count. */
     @JCStressTest
     @Outcome(id = "1, 7, 1, 100, 0", expect = Expect.ACCEPTABLE, desc = "the event won: the future has its value")
