@@ -2,6 +2,7 @@ package io.purgatory;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -24,11 +25,18 @@ final class KeyedWait<V> extends DelayedOperation {
      *      answer, decides what the future gets.
      * (W2) A predicate can run on several threads at once (an event on each), never on a settled
      *      wait (checked first), and never after the answer is taken (checked after it, too).
-     * (W3) The future is completed only by this operation's callbacks (WaitFuture#settle), which run
-     *      exactly once; a completion of the future from outside ends the wait by cancel().
+     * (W3) The wait's settle decides the future's answer, never the future itself: the answer is a
+     *      function of the outcome and of `answer`, which is fixed once settled (a cancel seals a
+     *      NONE answer by a CAS to SEALED). answerFuture computes it; the callbacks call it, and so
+     *      does a completion of the future from outside once its cancel() has run, so that the
+     *      future is done when that call returns even if the callbacks run later. A completion
+     *      from outside takes the answer (an Outside, by the CAS of W1) and then cancels the wait:
+     *      its result is the future's iff that answer is the wait's and the wait ends cancelled.
      */
 
     private static final Object NONE = new Object();
+    /** The answer of a wait cancelled without one (W3). */
+    private static final Object SEALED = new Object();
     private static final VarHandle ANSWER;
 
     static {
@@ -84,6 +92,26 @@ final class KeyedWait<V> extends DelayedOperation {
         return !isCompleted() && ANSWER.compareAndSet(this, NONE, new Failure(error)) && forceComplete();
     }
 
+    /** Cancels the wait from its future (W3); true iff the future is now cancelled, as CompletableFuture's. */
+    boolean cancelFromFuture() {
+        cancel();
+        answerFuture();
+        return future.isCancelled();
+    }
+
+    /**
+     * Ends the wait from its future with {@code value}, or {@code error} if not null (W3); true iff
+     * that is now the future's answer.
+     */
+    boolean completeFromFuture(V value, Throwable error) {
+        boolean taken = !isCompleted() && ANSWER.compareAndSet(this, NONE, new Outside(value, error));
+        if (taken) {
+            cancel();
+        }
+        answerFuture(); // settled unless another thread took the answer and is settling it now
+        return taken && isCancelled();
+    }
+
     /** The submission's tries: an early event retained for one of the keys answers the wait at once. */
     @Override
     protected boolean tryComplete() {
@@ -104,24 +132,7 @@ final class KeyedWait<V> extends DelayedOperation {
 
     @Override
     protected void onComplete() {
-        if (outcome() == Outcome.EXPIRED) {
-            if (fallback != NONE) {
-                @SuppressWarnings("unchecked") // the fallback was given as a V
-                V value = (V) fallback;
-                future.settle(value, null);
-            } else {
-                future.settle(null, owner.timedOut(delayMs()));
-            }
-            return;
-        }
-        Object a = answer;
-        if (a instanceof Failure failure) {
-            future.settle(null, failure.error);
-        } else {
-            @SuppressWarnings("unchecked") // only offer(V) stores anything else
-            V value = (V) a;
-            future.settle(value, null);
-        }
+        answerFuture();
     }
 
     @Override
@@ -131,12 +142,44 @@ final class KeyedWait<V> extends DelayedOperation {
 
     @Override
     protected void onCancel() {
-        future.settle(null, new CancellationException("wait cancelled"));
+        answerFuture();
     }
 
     @Override
     public String toString() {
         return "KeyedWait[" + owner.name() + ", " + delayMs() + " ms, " + outcome() + "]";
+    }
+
+    /** Completes the future with the settled wait's answer (W3); nothing while it is pending. */
+    private void answerFuture() {
+        Outcome outcome = outcome();
+        if (outcome == Outcome.EXPIRED) {
+            if (fallback != NONE) {
+                @SuppressWarnings("unchecked") // the fallback was given as a V
+                V value = (V) fallback;
+                future.settle(value, null);
+            } else {
+                future.settle(null, owner.timedOut(delayMs()));
+            }
+        } else if (outcome == Outcome.CANCELLED) {
+            ANSWER.compareAndSet(this, NONE, SEALED);
+            if (answer instanceof Outside outside) {
+                @SuppressWarnings("unchecked") // completeFromFuture took a V
+                V value = (V) outside.value;
+                future.settle(value, outside.error);
+            } else {
+                future.settle(null, new CancellationException("wait cancelled"));
+            }
+        } else if (outcome == Outcome.COMPLETED) {
+            Object a = answer;
+            if (a instanceof Failure failure) {
+                future.settle(null, failure.error);
+            } else {
+                @SuppressWarnings("unchecked") // a completed wait's answer is a Failure or the V its offer took
+                V value = (V) a;
+                future.settle(value, null);
+            }
+        }
     }
 
     private boolean accepts(V value) {
@@ -155,10 +198,16 @@ final class KeyedWait<V> extends DelayedOperation {
     private record Failure(Throwable error) {
     }
 
+    /** The answer given to the wait's future from outside: a value, or an error if not null (W3). */
+    private record Outside(Object value, Throwable error) {
+    }
+
     /**
      * The future of a wait. Completing it from outside ({@code cancel}, {@code complete},
-     * {@code completeExceptionally}, {@code obtrude*}, and so {@code orTimeout} and
-     * {@code completeOnTimeout}) ends the wait at once, counted as cancelled (W3).
+     * {@code completeExceptionally}, and so {@code orTimeout} and {@code completeOnTimeout}) ends
+     * the wait at once, counted as cancelled, unless the wait has already ended: then the call
+     * returns false and the wait's own answer stands (W3). {@code obtrude*} overwrite the answer
+     * whatever it is, and end the wait too.
      */
     static final class WaitFuture<V> extends CompletableFuture<V> {
 
@@ -168,7 +217,7 @@ final class KeyedWait<V> extends DelayedOperation {
             this.wait = wait;
         }
 
-        /** Completes the future with the wait's answer (W3); called once, by the wait's callbacks. */
+        /** Completes the future with the wait's answer (W3), unless it is done. */
         void settle(V value, Throwable error) {
             if (error == null) {
                 super.complete(value);
@@ -181,23 +230,17 @@ final class KeyedWait<V> extends DelayedOperation {
 
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean cancelled = super.cancel(mayInterruptIfRunning);
-            wait.cancel();
-            return cancelled;
+            return wait.cancelFromFuture();
         }
 
         @Override
         public boolean complete(V value) {
-            boolean completed = super.complete(value);
-            wait.cancel();
-            return completed;
+            return wait.completeFromFuture(value, null);
         }
 
         @Override
         public boolean completeExceptionally(Throwable ex) {
-            boolean completed = super.completeExceptionally(ex);
-            wait.cancel();
-            return completed;
+            return wait.completeFromFuture(null, Objects.requireNonNull(ex, "ex"));
         }
 
         @Override
