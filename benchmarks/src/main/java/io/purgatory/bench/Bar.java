@@ -6,11 +6,12 @@ import java.util.function.Predicate;
 
 /**
  * A target from the issue for one metric, checked on the medians of a run, or, for a target
- * relative to Kafka, on the ours/Kafka ratio of the run (the median of the per-round ratios).
+ * relative to Kafka (or to the row's {@link Metric#versus}), on the ratio of ours to it in the run
+ * (the median of the per-round ratios).
  *
  * @param text  how the table states it
  * @param check true iff the medians meet it; null when there is no target or it is relative
- * @param ratioCheck true iff the ours/Kafka ratio meets it; null unless the target is relative
+ * @param ratioCheck true iff the ratio of ours to the row's versus meets it; null unless the target is relative
  */
 record Bar(String text, Predicate<Map<Impl, Double>> check, DoublePredicate ratioCheck) {
 
@@ -22,6 +23,11 @@ record Bar(String text, Predicate<Map<Impl, Double>> check, DoublePredicate rati
 
     static Bar atMostFractionOfKafka(double fraction) {
         return new Bar("<= " + fmt(fraction) + "x Kafka", null, r -> r <= fraction);
+    }
+
+    /** Ours no higher than the row's {@link Metric#versus} implementation, {@code who}: a ratio of at most 1. */
+    static Bar noMoreThan(String who) {
+        return new Bar("<= " + who, null, r -> r <= 1);
     }
 
     static Bar atMost(double limit) {

@@ -19,7 +19,7 @@ public final class Compare {
     static List<Workload> workloads(Results results) {
         return List.of(new AckWorkload(), new ExpirationWorkload(), new TimerExpirationWorkload(),
                 new MemoryWorkload(results), new ChurnWorkload(), PerfWorkload.lowTimeout(),
-                PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload());
+                PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload(), new KeyedWaitsWorkload(results));
     }
 
     /** Runs the comparison; returns the report as markdown. */

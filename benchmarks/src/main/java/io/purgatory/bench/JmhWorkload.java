@@ -49,6 +49,7 @@ final class JmhWorkload extends Workload {
         log.printf("  JMH log: %s%n", jmhLog);
         OptionsBuilder builder = new OptionsBuilder();
         builder.include(PACKAGE.replace(".", "\\.") + ".*");
+        builder.exclude("KeyedWaitsBenchmark"); // workload 7's, run there in alternating rounds
         if (!compareOptions.impls().isEmpty()) { // --impls: only those, and no purgatory benchmark for timers alone
             builder.param("impl", implIds(compareOptions));
             if (compareOptions.runs(Impl.NETTY) || compareOptions.runs(Impl.JDK)) {

@@ -9,6 +9,7 @@ import java.util.List;
  * Entry point of {@code benchmarks.jar}:
  * <pre>
  * java -jar benchmarks.jar compare [--quick] [--rounds N] [--only id,...] [--impls id,...]
+ * java -jar benchmarks.jar compare --only keyed --rounds 3   (keyed waits against a map of futures alone)
  * java -jar benchmarks.jar jmh [JMH options]            (forwarded to org.openjdk.jmh.Main)
  * </pre>
  * {@code compare} runs in a child JVM with a fixed heap ({@value #HEAP}, so that the System.gc()
@@ -32,6 +33,8 @@ public final class Main {
             case "jmh" -> org.openjdk.jmh.Main.main(rest);
             default -> {
                 System.err.println("usage: java -jar benchmarks.jar " + CompareOptions.USAGE);
+                System.err.println("       java -jar benchmarks.jar compare --only keyed --rounds 3"
+                        + "   (keyed waits against a map of futures alone)");
                 System.err.println("       java -jar benchmarks.jar jmh [JMH options, e.g. -f 1 -wi 3 -i 5 -prof gc]");
                 System.exit(command.isEmpty() || command.equals("--help") ? 0 : 2);
             }

@@ -50,13 +50,14 @@ public final class Results {
     }
 
     /**
-     * The ratio ours/Kafka of {@code metric}: the median of the per-round ratios when both have a
-     * sample from every round (rounds alternate A, B, so round i of each ran side by side), else
-     * the ratio of the medians; NaN if either is missing. Pairing keeps a stretch of a slow
-     * machine (this one runs at about half speed for tens of seconds at a time) out of the ratio.
+     * The ratio of ours to the row's {@link Metric#versus} (Kafka unless said otherwise): the
+     * median of the per-round ratios when both have a sample from every round (rounds alternate A,
+     * B, so round i of each ran side by side), else the ratio of the medians; NaN if either is
+     * missing. Pairing keeps a stretch of a slow machine (this one runs at about half speed for
+     * tens of seconds at a time) out of the ratio.
      */
     synchronized double ratio(Metric metric) {
-        return ratio(metric, Impl.OURS, Impl.KAFKA);
+        return ratio(metric, Impl.OURS, metric.versus());
     }
 
     /** As {@link #ratio(Metric)}, for {@code a} over {@code b}. */
@@ -81,7 +82,10 @@ public final class Results {
         return ratios.isEmpty() ? Double.NaN : Probe.median(ratios);
     }
 
-    /** The table: one row per metric, medians per implementation, the ratio ours/Kafka and the bar. */
+    /**
+     * The table: one row per metric, medians per implementation, the ratio ours/Kafka and the bar.
+     * A row compared with another implementation than Kafka says so in its ratio cell ("0.80 vs JDK").
+     */
     synchronized String markdownTable() {
         StringBuilder sb = new StringBuilder();
         sb.append("| Workload | Metric | Ours | Kafka | Ours/Kafka | Netty | JDK | Bar | Met |\n");
@@ -92,7 +96,11 @@ public final class Results {
             for (Impl impl : COLUMNS) {
                 sb.append(" | ").append(format(m.getOrDefault(impl, Double.NaN)));
                 if (impl == Impl.KAFKA) {
-                    sb.append(" | ").append(formatRatio(ratio(metric)));
+                    double ratio = ratio(metric);
+                    sb.append(" | ").append(formatRatio(ratio));
+                    if (metric.versus() != Impl.KAFKA && Double.isFinite(ratio)) {
+                        sb.append(" vs ").append(metric.versus() == Impl.JDK ? "JDK" : metric.versus().id());
+                    }
                 }
             }
             sb.append(" | ").append(metric.bar().text()).append(" | ")

@@ -13,7 +13,8 @@ record Sizes(
         int memoryOps, int memoryKeys,
         long churnMillis, int churnOutstanding,
         long perfStepMillis, List<Integer> perfRates, int perfCpuRate,
-        int jmhForks, int jmhWarmupIterations, int jmhIterations, long jmhIterationMillis) {
+        int jmhForks, int jmhWarmupIterations, int jmhIterations, long jmhIterationMillis,
+        int keyedWaits, int keyedPending) {
 
     static Sizes full() {
         return new Sizes(true,
@@ -23,7 +24,8 @@ record Sizes(
                 3_000, 10_000,
                 2_000, List.of(25_000, 50_000, 100_000, 150_000, 200_000, 300_000, 400_000, 600_000, 800_000,
                         1_000_000, 1_200_000, 1_600_000), 50_000,
-                1, 3, 5, 1_000);
+                1, 3, 5, 1_000,
+                1_000_000, 100_000);
     }
 
     static Sizes quick() {
@@ -33,6 +35,7 @@ record Sizes(
                 20_000, 10_000,
                 300, 1_000,
                 300, List.of(5_000, 20_000), 5_000,
-                0, 1, 1, 100);
+                0, 1, 1, 100,
+                20_000, 1_000);
     }
 }

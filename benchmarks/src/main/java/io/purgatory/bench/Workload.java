@@ -35,13 +35,18 @@ abstract class Workload {
         return impls;
     }
 
+    /** True if each run warms itself up (JMH forks do), so full mode adds no warm-up run. */
+    boolean warmsUpItself() {
+        return false;
+    }
+
     /** One measured run of {@code impl}. */
     abstract void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) throws Exception;
 
     void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
         List<Impl> impls = impls().stream().filter(options::runs).toList();
         int rounds = options.rounds();
-        if (sizes.warmup()) {
+        if (sizes.warmup() && !warmsUpItself()) {
             for (Impl impl : impls) {
                 log.printf("  warm-up %s%n", impl.id());
                 runOnce(impl, sizes, Results.Recorder.DISCARD, log);

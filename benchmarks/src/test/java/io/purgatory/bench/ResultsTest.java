@@ -55,6 +55,21 @@ class ResultsTest {
         assertContains(results.markdownTable(), "| t | rate | — | 4 | — | — | — |");
     }
 
+    @Test
+    void ratio_ofARowVersusTheJdk_isOursOverTheJdkAndSaysSo() {
+        Results results = new Results();
+        Metric bytes = new Metric("t", "bytes", Bar.noMoreThan("JDK map"), Impl.JDK);
+        double[] ours = {80, 90, 70};
+        double[] jdk = {100, 100, 50}; // per round: 0.8, 0.9, 1.4
+        for (int i = 0; i < ours.length; i++) {
+            results.record(bytes, Impl.OURS, ours[i]);
+            results.record(bytes, Impl.JDK, jdk[i]);
+        }
+
+        assertEquals(0.9, results.ratio(bytes));
+        assertContains(results.markdownTable(), "| t | bytes | 80 | — | 0.90 vs JDK | — | 100 | <= JDK map | yes |");
+    }
+
     private static void assertContains(String table, String row) {
         assertTrue(table.contains(row), () -> "expected " + row + " in\n" + table);
     }
