@@ -41,7 +41,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     private final String name;
     private final WatcherList[] shards;
-    private final int shardMask;
+    /** Shift taking a shard index from the top bits of a key's mixed hash (see shardIndex). */
+    private final int shardShift;
     /** Its own (closed with it) or shared; it drives the timer and runs the purge policy. */
     private final PurgatoryRuntime runtime;
     private final boolean ownsRuntime;
@@ -69,7 +70,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     DelayedOperationPurgatory(PurgatoryBuilder<?> b) {
         this.name = b.name;
         this.shards = new WatcherList[b.shards];
-        this.shardMask = b.shards - 1;
+        this.shardShift = 32 - Integer.numberOfTrailingZeros(b.shards); // shards is a power of two
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new WatcherList(this, counters);
         }
@@ -456,8 +457,17 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     // ---- internals ----
 
     private WatcherList shardFor(Object key) {
-        int h = key.hashCode();
-        return shards[(h ^ (h >>> 16)) & shardMask];
+        return shards[shardIndex(key)];
+    }
+
+    /**
+     * The shard of {@code key}: the top bits of its hash times the golden ratio. Not the low bits
+     * a HashMap takes for its buckets: keys sharing a shard would then share the bucket bits too,
+     * and each shard's map would fall into a few long (tree) buckets.
+     */
+    int shardIndex(Object key) {
+        int mixed = key.hashCode() * 0x9E3779B9;
+        return shardShift == 32 ? 0 : mixed >>> shardShift;
     }
 
     private Outcome closeOutcome() {

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Workload 7, a hot key: {@value #PENDING} operations pending on one key (a hot partition's
+ * Workload 8, a hot key: {@value #PENDING} operations pending on one key (a hot partition's
  * acks=all produces), each waiting for the key's position (the high watermark) to pass its own
  * offset. A producer thread keeps the key at {@value #PENDING} pending; an acker thread, whenever
  * the key is full, moves the position by one and checks the key, which satisfies exactly one
@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class HotKeyWorkload extends Workload {
 
-    static final String TITLE = "7 hot key";
+    static final String TITLE = "8 hot key";
     static final Metric RATE = new Metric(TITLE, "completions/s", Bar.atLeastTimesKafka(20));
     static final Metric TRIES = new Metric(TITLE, "tries/completion", Bar.NONE);
     static final int PENDING = 10_000;
