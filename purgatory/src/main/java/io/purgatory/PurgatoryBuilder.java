@@ -156,6 +156,12 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return this;
     }
 
+    /**
+     * A new purgatory with this configuration.
+     *
+     * @throws IllegalArgumentException if the settings contradict each other (a given timer with
+     *     settings of the purgatory's own timer, or a {@code ManualTimer} with the reaper enabled)
+     */
     public DelayedOperationPurgatory<T> build() {
         if (timer != null) {
             if (!timerEnabled) {
