@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>System properties (set from Maven properties of the same name, see the pom):
  * {@code jcstress.mode} is {@code ci} (two VM configurations, one fork, one 200 ms iteration per
- * test: about a minute on 2 cores) or a jcstress preset ({@code sanity}, {@code quick},
- * {@code default}, {@code tough}); {@code jcstress.tests} a regex of tests;
+ * test: 2 to 3.5 min on 2 cores, the machine probe included) or a jcstress preset
+ * ({@code sanity}, {@code quick}, {@code default}, {@code tough}); {@code jcstress.tests} a regex of tests;
  * {@code jcstress.timeoutMinutes} the bound on the whole run (a failure bound, not a timing check).
  */
 class JcstressSuiteIT {
