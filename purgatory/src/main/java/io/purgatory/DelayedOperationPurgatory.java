@@ -339,10 +339,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return metrics;
     }
 
+    /** The name given to the builder: it names the threads, the log lines and the meters' tag. */
     public String name() {
         return name;
     }
 
+    /** Whether {@link #close()} has been called. */
     public boolean isClosed() {
         return closed.get();
     }

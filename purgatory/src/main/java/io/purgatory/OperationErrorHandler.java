@@ -16,9 +16,13 @@ public interface OperationErrorHandler {
 
     /** The callback that failed. */
     enum Callback {
+        /** {@link DelayedOperation#tryComplete()}. */
         TRY_COMPLETE("tryComplete"),
+        /** {@link DelayedOperation#onComplete()}. */
         ON_COMPLETE("onComplete"),
+        /** {@link DelayedOperation#onExpiration()}. */
         ON_EXPIRATION("onExpiration"),
+        /** {@link DelayedOperation#onCancel()}. */
         ON_CANCEL("onCancel");
 
         private final String methodName;

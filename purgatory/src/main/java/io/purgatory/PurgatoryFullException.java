@@ -9,6 +9,7 @@ public final class PurgatoryFullException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The limit that was reached. */
     private final int maxPending;
 
     PurgatoryFullException(String purgatory, int maxPending) {

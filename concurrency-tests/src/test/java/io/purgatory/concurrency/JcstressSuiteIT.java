@@ -3,8 +3,12 @@ package io.purgatory.concurrency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +16,9 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -25,8 +31,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>System properties (set from Maven properties of the same name, see the pom):
  * {@code jcstress.mode} is {@code ci} (two VM configurations, one fork, one 200 ms iteration per
- * test: about a minute on 2 cores) or a jcstress preset ({@code sanity}, {@code quick},
- * {@code default}, {@code tough}); {@code jcstress.tests} a regex of tests;
+ * test: 2 to 3.5 min on 2 cores, the machine probe included) or a jcstress preset
+ * ({@code sanity}, {@code quick}, {@code default}, {@code tough}); {@code jcstress.tests} a regex of tests;
  * {@code jcstress.timeoutMinutes} the bound on the whole run (a failure bound, not a timing check).
  */
 class JcstressSuiteIT {
@@ -35,6 +41,12 @@ class JcstressSuiteIT {
             List.of("-jvmArgs", "-XX:+UseG1GC", "-sc", "false", "-f", "1", "-iters", "1", "-time", "200");
     private static final Pattern RESULTS = Pattern.compile(
             "Results: (\\d+) planned; (\\d+) passed, (\\d+) failed, (\\d+) soft errs, (\\d+) hard errs");
+    /** A test's verdict as jcstress prints it while the run goes on: {@code .......... [OK] a.b.Test}. */
+    private static final Pattern VERDICT = Pattern.compile("^\\.+ \\[([A-Z_ ]+)\\] (\\S+)$");
+    /** Printed after the last test, before the summary that repeats every verdict. */
+    private static final String SUMMARY = "RUN RESULTS:";
+    /** A line at least this often while jcstress prints no verdict. */
+    private static final long HEARTBEAT_SECONDS = 15;
 
     @Test
     void jcstressSuite_run_everyTestPassesWithNoForbiddenOutcome() throws Exception {
@@ -55,13 +67,25 @@ class JcstressSuiteIT {
         } else {
             command.addAll(List.of("-m", mode));
         }
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(output.toFile()).start();
-        if (!process.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly();
-            fail("jcstress did not finish within " + timeoutMinutes + " min; output in " + output);
+        Progress progress = new Progress(System.nanoTime());
+        progress.print("running the tests matching '" + tests + "' in mode " + mode
+                + " (it probes the machine first); full output in " + output);
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Thread copier = new Thread(() -> progress.copy(process.getInputStream(), output), "jcstress-output");
+        copier.setDaemon(true);
+        copier.start();
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(timeoutMinutes);
+        while (!process.waitFor(HEARTBEAT_SECONDS, TimeUnit.SECONDS)) {
+            if (System.nanoTime() - deadline > 0) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                fail("jcstress did not finish within " + timeoutMinutes + " min; output in " + output);
+            }
+            progress.heartbeat();
         }
+        copier.join(TimeUnit.SECONDS.toMillis(HEARTBEAT_SECONDS));
+        assertThat(copier.isAlive()).as("the copy of jcstress's output ended with the process").isFalse();
+        progress.print("finished; jcstress exited with " + process.exitValue());
         String log = Files.readString(output, StandardCharsets.UTF_8);
 
         assertThat(process.exitValue())
@@ -108,6 +132,64 @@ class JcstressSuiteIT {
         }
         assertThat(names).as("jcstress tests matching %s", regex).isNotEmpty();
         return names;
+    }
+
+    /**
+     * Copies jcstress's output to a file and prints one line per verdict (each test in each VM
+     * configuration), with the running tally, so a long run shows that it moves; {@link #heartbeat}
+     * adds a line when nothing was printed for a while (the machine probe, a slow test).
+     */
+    private static final class Progress {
+        private final long startNanos;
+        private final AtomicLong lastPrintNanos;
+        private volatile String lastVerdict = "";
+
+        Progress(long startNanos) {
+            this.startNanos = startNanos;
+            this.lastPrintNanos = new AtomicLong(startNanos);
+        }
+
+        void copy(InputStream in, Path output) {
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+                 BufferedWriter writer = Files.newBufferedWriter(output, StandardCharsets.UTF_8)) {
+                boolean summary = false;
+                String verdict = null;
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    writer.write(line);
+                    writer.newLine();
+                    writer.flush();
+                    summary |= line.startsWith(SUMMARY);
+                    Matcher v = VERDICT.matcher(line);
+                    if (!summary && v.find()) {
+                        verdict = "[" + v.group(1) + "] " + v.group(2);
+                        lastVerdict = verdict;
+                    }
+                    Matcher tally = RESULTS.matcher(line);
+                    if (!summary && verdict != null && tally.find()) {
+                        print(String.format(Locale.ROOT, "%2d/%s %s (%s failed, %s soft and %s hard errors so far)",
+                                Long.parseLong(tally.group(2)) + Long.parseLong(tally.group(3)), tally.group(1),
+                                verdict, tally.group(3), tally.group(4), tally.group(5)));
+                        verdict = null;
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("copying jcstress's output to " + output, e);
+            }
+        }
+
+        void heartbeat() {
+            if (System.nanoTime() - lastPrintNanos.get() >= TimeUnit.SECONDS.toNanos(HEARTBEAT_SECONDS)) {
+                print(lastVerdict.isEmpty() ? "still running" : "still running; last verdict " + lastVerdict);
+            }
+        }
+
+        void print(String message) {
+            long now = System.nanoTime();
+            lastPrintNanos.set(now);
+            System.out.printf(Locale.ROOT, "jcstress %4d s: %s%n", TimeUnit.NANOSECONDS.toSeconds(now - startNanos),
+                    message);
+            System.out.flush();
+        }
     }
 
     private static String tail(String log) {

@@ -313,6 +313,7 @@ public final class SystemTimer implements Timer {
             return this;
         }
 
+        /** A new timer with this configuration. */
         public SystemTimer build() {
             return new SystemTimer(this);
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -543,7 +544,17 @@ class ManualTimerTest {
         Probe sameTick = added("sameTick", 3);
         Probe later = added("later", 20);
 
-        assertThat(timer.advanceClock(5)).isTrue();
+        try (LogCapture log = new LogCapture(Timer.class)) {
+            assertThat(timer.advanceClock(5)).isTrue();
+
+            assertThat(log.events()).singleElement().satisfies(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.ERROR);
+                assertThat(e.getFormattedMessage()).contains("Probe[failing]");
+                assertThat(e.getThrowableProxy().getMessage()).isEqualTo("handler is broken too");
+                assertThat(e.getThrowableProxy().getSuppressed()).singleElement()
+                        .satisfies(s -> assertThat(s.getMessage()).isEqualTo("expected by the test"));
+            });
+        }
         assertThat(handlerCalled).isTrue();
         assertThat(sameTick.runs()).isEqualTo(1);
         assertThat(timer.failedTaskCount()).isEqualTo(1L);

@@ -10,6 +10,7 @@ import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import ch.qos.logback.classic.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -208,14 +209,21 @@ class SystemTimerReaperTest {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                     return false;
                 });
-        SystemTimerReaper reaper = SystemTimerReaper.start("survivor", timer);
-        toClose.add(reaper);
+        try (LogCapture log = new LogCapture(SystemTimerReaper.class)) {
+            SystemTimerReaper reaper = SystemTimerReaper.start("survivor", timer);
+            toClose.add(reaper);
 
-        assertThat(callsAfterFailures.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
-        assertThat(reaper.isAlive()).isTrue();
+            assertThat(callsAfterFailures.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(reaper.isAlive()).isTrue();
 
-        reaper.close();
-        assertThat(reaper.isAlive()).isFalse();
+            reaper.close();
+            assertThat(reaper.isAlive()).isFalse();
+            assertThat(log.events()).allSatisfy(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.ERROR);
+                assertThat(e.getFormattedMessage()).contains("'survivor'", "retrying");
+            }).extracting(e -> e.getThrowableProxy().getMessage()).containsExactly(
+                    "expected by the test: first failure", "expected by the test: second failure");
+        }
         verify(timer, atLeast(5)).advanceClock(SystemTimerReaper.WORK_TIMEOUT_MS);
         verify(timer, times(1)).close();
     }
@@ -223,16 +231,22 @@ class SystemTimerReaperTest {
     @Test
     void reaper_wrappedTimerClosedDirectly_threadStopsInsteadOfRetrying() throws Exception {
         SystemTimer timer = SystemTimer.builder("closed-under-reaper").build();
-        SystemTimerReaper reaper = SystemTimerReaper.start("orphaned-reaper", timer);
-        toClose.add(reaper);
+        try (LogCapture log = new LogCapture(SystemTimerReaper.class)) {
+            SystemTimerReaper reaper = SystemTimerReaper.start("orphaned-reaper", timer);
+            toClose.add(reaper);
 
-        timer.close();
+            timer.close();
 
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-        while (reaper.isAlive() && System.nanoTime() - deadline < 0) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+            while (reaper.isAlive() && System.nanoTime() - deadline < 0) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            assertThat(reaper.isAlive()).as("the reaper ends once its timer refuses to advance").isFalse();
+            assertThat(log.events()).singleElement().satisfies(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.WARN);
+                assertThat(e.getFormattedMessage()).contains("'orphaned-reaper'", "closed directly");
+            });
         }
-        assertThat(reaper.isAlive()).as("the reaper ends once its timer refuses to advance").isFalse();
     }
 
     @Test
@@ -279,21 +293,28 @@ class SystemTimerReaperTest {
         AtomicInteger rounds = new AtomicInteger();
         CountDownLatch survived = new CountDownLatch(1);
         Timer timer = parkingMock();
-        SystemTimerReaper reaper = SystemTimerReaper.start("policy-fails", timer, () -> {
-            int round = rounds.incrementAndGet();
-            if (round == 1) {
-                throw new IllegalStateException("expected by the test: policy failed");
-            }
-            if (round == 2) {
-                throw new AssertionError("expected by the test: policy failed with an Error");
-            }
-            survived.countDown();
-        });
-        toClose.add(reaper);
+        try (LogCapture log = new LogCapture(SystemTimerReaper.class)) {
+            SystemTimerReaper reaper = SystemTimerReaper.start("policy-fails", timer, () -> {
+                int round = rounds.incrementAndGet();
+                if (round == 1) {
+                    throw new IllegalStateException("expected by the test: policy failed");
+                }
+                if (round == 2) {
+                    throw new AssertionError("expected by the test: policy failed with an Error");
+                }
+                survived.countDown();
+            });
+            toClose.add(reaper);
 
-        assertThat(survived.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
-        assertThat(reaper.isAlive()).isTrue();
-        reaper.close();
+            assertThat(survived.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(reaper.isAlive()).isTrue();
+            reaper.close();
+            assertThat(log.events()).allSatisfy(e -> {
+                assertThat(e.getLevel()).isEqualTo(Level.ERROR);
+                assertThat(e.getFormattedMessage()).contains("'policy-fails'", "carries on");
+            }).extracting(e -> e.getThrowableProxy().getMessage()).containsExactly(
+                    "expected by the test: policy failed", "expected by the test: policy failed with an Error");
+        }
         verify(timer, atLeast(3)).advanceClock(SystemTimerReaper.WORK_TIMEOUT_MS);
         verify(timer, times(1)).close();
     }

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
@@ -19,7 +16,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
 
 /**
  * Edges of timer-core that the behaviour suites leave open, found by mutation testing: the
@@ -343,34 +339,6 @@ class TimerEdgeCaseTest {
         @Override
         public void close() {
             closes.incrementAndGet();
-        }
-    }
-
-    /** Captures one logger's events for the duration of a test. */
-    private static final class LogCapture implements AutoCloseable {
-        private final Logger logger;
-        private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
-        private final boolean additive;
-
-        LogCapture(Class<?> loggerClass) {
-            this.logger = (Logger) LoggerFactory.getLogger(loggerClass);
-            this.additive = logger.isAdditive();
-            appender.start();
-            logger.addAppender(appender);
-            logger.setAdditive(false);
-        }
-
-        List<ILoggingEvent> events() {
-            synchronized (appender) {
-                return List.copyOf(appender.list);
-            }
-        }
-
-        @Override
-        public void close() {
-            logger.detachAppender(appender);
-            logger.setAdditive(additive);
-            appender.stop();
         }
     }
 
