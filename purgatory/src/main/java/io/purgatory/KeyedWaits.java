@@ -185,10 +185,12 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         return purgatory.stats();
     }
 
+    /** The name of the waits: of their purgatory, threads and meters. */
     public String name() {
         return purgatory.name();
     }
 
+    /** True once {@link #close()} was called, here or by a runtime the waits were built on. */
     public boolean isClosed() {
         return purgatory.isClosed();
     }
