@@ -15,7 +15,8 @@ import java.util.TreeSet;
  */
 public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Impl> impls) {
 
-    static final String USAGE = "compare [--quick] [--rounds N] [--only acks,expiration,memory,churn,perf,hotkey,jmh]"
+    static final String USAGE = "compare [--quick] [--rounds N] [--only acks,expiration,memory,churn,perf,hotkey,jmh"
+            + ",cold]"
             + " [--impls ours,kafka,netty,jdk,floor]";
 
     public CompareOptions {
