@@ -16,7 +16,7 @@ import java.util.TreeSet;
 public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Impl> impls) {
 
     static final String USAGE = "compare [--quick] [--rounds N]"
-            + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed]"
+            + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold]"
             + " [--impls ours,kafka,netty,jdk,floor]";
 
     public CompareOptions {

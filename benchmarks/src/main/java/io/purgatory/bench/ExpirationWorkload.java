@@ -14,7 +14,7 @@ final class ExpirationWorkload extends Workload {
     static final String TITLE = "2 expiration (purgatory)";
     static final Metric INSERT_RATE = new Metric(TITLE, "inserts/s", Bar.atLeastTimesKafka(3));
     static final LatenessTracker.Metrics METRICS = LatenessTracker.Metrics.of(TITLE, true);
-    private static final long GRACE_MS = 5_000;
+    static final long GRACE_MS = 5_000;
 
     ExpirationWorkload() {
         super("expiration", TITLE, List.of(Impl.OURS, Impl.KAFKA));
@@ -22,11 +22,16 @@ final class ExpirationWorkload extends Workload {
 
     @Override
     public void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) {
-        LatenessTracker tracker = new LatenessTracker(sizes.expirationOps(), sizes.expirationMinMs(),
-                sizes.expirationMaxMs());
-        BenchKey[] keys = BenchKey.range(sizes.expirationKeys());
+        burst(impl, sizes.expirationOps(), sizes.expirationMinMs(), sizes.expirationMaxMs(), sizes.expirationKeys(),
+                recorder, log);
+    }
+
+    /** One run: n operations, timeouts uniform in minMs..maxMs, on keyCount keys (also the cold workload's child). */
+    static void burst(Impl impl, int n, int minMs, int maxMs, int keyCount, Results.Recorder recorder,
+                      PrintStream log) {
+        LatenessTracker tracker = new LatenessTracker(n, minMs, maxMs);
+        BenchKey[] keys = BenchKey.range(keyCount);
         try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, "expiration-" + impl.id())) {
-            int n = tracker.size();
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 tracker.adding(i);
@@ -35,14 +40,14 @@ final class ExpirationWorkload extends Workload {
             }
             long t1 = System.nanoTime();
             recorder.record(INSERT_RATE, n * 1e9 / (t1 - t0));
-            int fired = tracker.awaitAll(sizes.expirationMaxMs() + GRACE_MS);
+            int fired = tracker.awaitAll(maxMs + GRACE_MS);
             tracker.report(METRICS, recorder);
             log.printf("    %s: %,d inserted in %d ms, %,d expired%n", impl.id(), n, (t1 - t0) / 1_000_000, fired);
         }
     }
 
     /** Never completes; records its expiry. */
-    private static final class ExpiryBody implements OpBody {
+    static final class ExpiryBody implements OpBody {
         private final LatenessTracker tracker;
         private final int index;
 

@@ -34,9 +34,11 @@ final class LatenessTracker {
         return delaysMs.length;
     }
 
-    /** Call just before adding timeout i. */
-    void adding(int i) {
-        deadlines[i] = System.nanoTime() + delaysMs[i] * 1_000_000L;
+    /** Call just before adding timeout i; returns the time read ({@code System.nanoTime()}). */
+    long adding(int i) {
+        long now = System.nanoTime();
+        deadlines[i] = now + delaysMs[i] * 1_000_000L;
+        return now;
     }
 
     /** Call when timeout i fires (any thread). */
@@ -48,10 +50,27 @@ final class LatenessTracker {
         }
     }
 
+    /** The number of timeouts that fired at least once so far. */
+    int firedCount() {
+        return distinctFired.get();
+    }
+
+    /** The deadlines of timeouts 0..n-1, sorted (by value: they lie within one run, far from overflow). */
+    long[] sortedDeadlines(int n) {
+        long[] sorted = Arrays.copyOf(deadlines, n);
+        Arrays.sort(sorted);
+        return sorted;
+    }
+
     /** Waits until every timeout fired or {@code maxWaitMs} passed; returns the number fired. */
     int awaitAll(long maxWaitMs) {
+        return awaitFirst(size(), maxWaitMs);
+    }
+
+    /** Waits until timeouts 0..n-1 fired (when only those were added) or {@code maxWaitMs} passed. */
+    int awaitFirst(int n, long maxWaitMs) {
         long end = System.nanoTime() + maxWaitMs * 1_000_000L;
-        while (distinctFired.get() < size() && System.nanoTime() - end < 0) {
+        while (distinctFired.get() < n && System.nanoTime() - end < 0) {
             Threads.sleepMillis(5);
         }
         return distinctFired.get();
@@ -59,33 +78,51 @@ final class LatenessTracker {
 
     /** Records lost, early, doubled and lateness percentiles under {@code workload}'s metrics. */
     void report(Metrics m, Results.Recorder recorder) {
-        int n = size();
-        long[] fired = new long[distinctFired.get()];
+        report(m, recorder, size(), 0, false);
+    }
+
+    /**
+     * As {@link #report(Metrics, Results.Recorder)} when only timeouts 0..n-1 were added, with the
+     * lateness percentiles over those whose deadline is at or before {@code untilNanos}; lost, early
+     * and twice count all n. Returns the number in the percentiles.
+     */
+    int reportDueBy(Metrics m, Results.Recorder recorder, int n, long untilNanos) {
+        return report(m, recorder, n, untilNanos, true);
+    }
+
+    private int report(Metrics m, Results.Recorder recorder, int n, long untilNanos, boolean dueByOnly) {
+        long[] fired = new long[Math.min(n, distinctFired.get())];
         int f = 0;
+        int all = 0;
+        int early = 0;
         int twice = 0;
         for (int i = 0; i < n; i++) {
             int count = fires.get(i);
-            if (count > 0 && f < fired.length) {
-                fired[f++] = lateness[i];
+            if (count == 0) {
+                continue;
+            }
+            all++;
+            if (lateness[i] < 0) {
+                early++;
             }
             if (count > 1) {
                 twice++;
             }
+            if (f < fired.length && (!dueByOnly || deadlines[i] - untilNanos <= 0)) {
+                fired[f++] = lateness[i];
+            }
         }
         fired = Arrays.copyOf(fired, f);
         Arrays.sort(fired);
-        int early = 0;
-        while (early < fired.length && fired[early] < 0) {
-            early++;
-        }
         recorder.record(m.p50, Probe.percentile(fired, 0.50) / 1e6);
         recorder.record(m.p99, Probe.percentile(fired, 0.99) / 1e6);
         recorder.record(m.p999, Probe.percentile(fired, 0.999) / 1e6);
         recorder.record(m.max, fired.length == 0 ? Double.NaN : fired[fired.length - 1] / 1e6);
         recorder.record(m.min, fired.length == 0 ? Double.NaN : fired[0] / 1e6);
-        recorder.record(m.lost, n - f);
+        recorder.record(m.lost, n - all);
         recorder.record(m.early, early);
         recorder.record(m.twice, twice);
+        return f;
     }
 
     /** The metrics of one expiration workload. */
@@ -93,15 +130,20 @@ final class LatenessTracker {
                    Metric lost, Metric early, Metric twice) {
 
         static Metrics of(String workload, boolean withBars) {
+            return of(workload, withBars ? Bar.atMost(5) : Bar.NONE, Bar.NONE, withBars);
+        }
+
+        /** With the given bars on p99 and p99.9, and "0" bars on lost, early and twice iff {@code zeroBars}. */
+        static Metrics of(String workload, Bar p99, Bar p999, boolean zeroBars) {
             return new Metrics(
                     new Metric(workload, "lateness p50 (ms)"),
-                    new Metric(workload, "lateness p99 (ms)", withBars ? Bar.atMost(5) : Bar.NONE),
-                    new Metric(workload, "lateness p99.9 (ms)"),
+                    new Metric(workload, "lateness p99 (ms)", p99),
+                    new Metric(workload, "lateness p99.9 (ms)", p999),
                     new Metric(workload, "lateness max (ms)"),
                     new Metric(workload, "lateness min (ms; < 0 = early)"),
-                    new Metric(workload, "lost", withBars ? Bar.zero() : Bar.NONE),
-                    new Metric(workload, "fired early", withBars ? Bar.zero() : Bar.NONE),
-                    new Metric(workload, "fired twice", withBars ? Bar.zero() : Bar.NONE));
+                    new Metric(workload, "lost", zeroBars ? Bar.zero() : Bar.NONE),
+                    new Metric(workload, "fired early", zeroBars ? Bar.zero() : Bar.NONE),
+                    new Metric(workload, "fired twice", zeroBars ? Bar.zero() : Bar.NONE));
         }
     }
 }

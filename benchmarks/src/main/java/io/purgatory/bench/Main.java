@@ -15,7 +15,8 @@ import java.util.List;
  * {@code compare} runs in a child JVM with a fixed heap ({@value #HEAP}, so that the System.gc()
  * between runs cannot shrink the heap and leave the next run to regrow it), unless the heap was
  * set on the command line or {@code -Dbench.inProcess=true} is given. Other JVM options of the
- * command line (e.g. a JFR recording) are passed on to the child.
+ * command line (e.g. a JFR recording) are passed on to the child. The cold workload forks one more
+ * JVM per round the same way, running the hidden command {@code expiration-burst}.
  */
 public final class Main {
 
@@ -31,6 +32,7 @@ public final class Main {
         switch (command) {
             case "compare" -> System.exit(compare(rest));
             case "jmh" -> org.openjdk.jmh.Main.main(rest);
+            case ColdExpirationWorkload.CHILD_COMMAND -> System.exit(ColdExpirationWorkload.child(rest));
             default -> {
                 System.err.println("usage: java -jar benchmarks.jar " + CompareOptions.USAGE);
                 System.err.println("       java -jar benchmarks.jar compare --only keyed --rounds 3"
@@ -50,12 +52,29 @@ public final class Main {
             System.out.flush();
             return 0; // exit(0) in main: a baseline thread left behind must not keep the JVM up
         }
+        List<String> child = childCommand(List.of("compare"));
+        child.addAll(Arrays.asList(args));
+        return new ProcessBuilder(child).inheritIO().start().waitFor();
+    }
+
+    /**
+     * The command line of a child JVM running this jar's {@code Main} with {@code mainArgs}: this
+     * JVM's options (a JFR recording or GC log too: name its file with {@code %p}), the fixed heap
+     * unless one was given, and in-process mode.
+     */
+    static List<String> childCommand(List<String> mainArgs) {
+        List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
         List<String> child = new ArrayList<>();
         child.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
         child.addAll(jvmArgs);
-        child.addAll(List.of("-Xms" + HEAP, "-Xmx" + HEAP, "-D" + IN_PROCESS + "=true",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "compare"));
-        child.addAll(Arrays.asList(args));
-        return new ProcessBuilder(child).inheritIO().start().waitFor();
+        if (jvmArgs.stream().noneMatch(a -> a.startsWith("-Xmx") || a.startsWith("-Xms"))) {
+            child.addAll(List.of("-Xms" + HEAP, "-Xmx" + HEAP));
+        }
+        if (!jvmArgs.contains("-D" + IN_PROCESS + "=true")) {
+            child.add("-D" + IN_PROCESS + "=true");
+        }
+        child.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        child.addAll(mainArgs);
+        return child;
     }
 }

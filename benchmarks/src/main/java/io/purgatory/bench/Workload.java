@@ -44,15 +44,20 @@ abstract class Workload {
     abstract void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) throws Exception;
 
     void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
-        List<Impl> impls = impls().stream().filter(options::runs).toList();
-        int rounds = options.rounds();
         if (sizes.warmup() && !warmsUpItself()) {
-            for (Impl impl : impls) {
+            for (Impl impl : impls().stream().filter(options::runs).toList()) {
                 log.printf("  warm-up %s%n", impl.id());
                 runOnce(impl, sizes, Results.Recorder.DISCARD, log);
                 Probe.settle();
             }
         }
+        runRounds(sizes, options, results, log);
+    }
+
+    /** The measured rounds of {@link #runAll}, without the warm-up. */
+    final void runRounds(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
+        List<Impl> impls = impls().stream().filter(options::runs).toList();
+        int rounds = options.rounds();
         for (int round = 1; round <= rounds; round++) {
             for (Impl impl : impls) {
                 log.printf("  round %d/%d %s%n", round, rounds, impl.id());
