@@ -38,7 +38,8 @@ final class Watchers {
     private WatchLink head;
     private WatchLink tail;
     private int size;
-    private final PositionHeap heap = new PositionHeap();
+    /** Null until the key's first positioned operation: most keys never have one (K7). */
+    private PositionHeap heap;
     /** PositionNodes on the list (K7). */
     private int reachedOnList;
     /** Empty, and still mapped because its removal failed; guarded by the shard's lock. */
@@ -70,6 +71,9 @@ final class Watchers {
     void linkAt(DelayedOperation op, long position) {
         PositionNode node = new PositionNode(op, this, position, firstNodeOf(op));
         op.watchNext = node;
+        if (heap == null) {
+            heap = new PositionHeap();
+        }
         heap.add(node);
         size++;
     }
@@ -123,7 +127,9 @@ final class Watchers {
         for (WatchLink n = head; n != null; n = next(n)) {
             into[i++] = n;
         }
-        heap.copyTo(into, i);
+        if (heap != null) {
+            heap.copyTo(into, i);
+        }
     }
 
     /**
@@ -132,6 +138,9 @@ final class Watchers {
      * O(that number).
      */
     int countReached(long position, boolean skipReached) {
+        if (heap == null) {
+            return size - (skipReached ? reachedOnList : 0);
+        }
         int list = size - heap.size() - (skipReached ? reachedOnList : 0);
         return list + heap.countReached(position);
     }
@@ -146,6 +155,9 @@ final class Watchers {
             if (!(skipReached && n instanceof PositionNode)) {
                 into[i++] = n;
             }
+        }
+        if (heap == null) {
+            return;
         }
         for (PositionNode node = heap.pollReached(position); node != null; node = heap.pollReached(position)) {
             node.index = PositionNode.ON_LIST;
@@ -163,7 +175,7 @@ final class Watchers {
         for (WatchLink n = head; n != null; n = next(n)) {
             ops[i++] = operationOf(n);
         }
-        for (int h = 0; h < heap.size(); h++) {
+        for (int h = 0; heap != null && h < heap.size(); h++) {
             ops[i++] = heap.node(h).operation;
         }
         return ops;
@@ -196,8 +208,8 @@ final class Watchers {
             throw new IllegalStateException("(K7) " + onList + " position nodes on the list of " + key + ", counted "
                     + reachedOnList);
         }
-        count += heap.check(this);
-        for (int h = 0; h < heap.size(); h++) {
+        count += heap == null ? 0 : heap.check(this);
+        for (int h = 0; heap != null && h < heap.size(); h++) {
             if (heap.node(h).operation.isCompleted()) {
                 throw new IllegalStateException("settled operation still watched at a position on " + key);
             }
