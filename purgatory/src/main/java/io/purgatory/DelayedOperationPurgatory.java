@@ -289,9 +289,13 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * Visits the operations watching {@code key} when the call starts, with {@code event}: those
      * watching it plainly, and those at a position of at most {@code reached} (keyed waits).
      */
-    int visitWatching(Object key, long reached, Object event, WatcherList.Visitor visitor) {
-        return shardFor(key).visit(key, reached == Long.MAX_VALUE ? WatcherList.ALL : WatcherList.REACHED, reached,
-                event, visitor);
+    int visitReached(Object key, long reached, Object event, WatcherList.Visitor visitor) {
+        return shardFor(key).visit(key, WatcherList.REACHED, reached, event, visitor);
+    }
+
+    /** Visits every operation watching {@code key} when the call starts, with {@code event} (keyed waits). */
+    int visitAll(Object key, Object event, WatcherList.Visitor visitor) {
+        return shardFor(key).visit(key, WatcherList.ALL, 0L, event, visitor);
     }
 
     /**

@@ -138,7 +138,7 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         if (retention != null) {
             retention.retain(key, value, NO_POSITION); // before the waits are visited (R2)
         }
-        return purgatory.visitWatching(key, NO_POSITION, value, offer);
+        return purgatory.visitReached(key, NO_POSITION, value, offer);
     }
 
     /**
@@ -160,14 +160,14 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         if (retention != null) {
             retention.retain(key, value, position); // before the waits are visited (R2)
         }
-        return purgatory.visitWatching(key, position, value, new PositionedOffer(position));
+        return purgatory.visitReached(key, position, value, new PositionedOffer(position));
     }
 
     /** Fails every wait on {@code key} with {@code error}; returns how many. Errors are not retained. */
     public int completeExceptionally(K key, Throwable error) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(error, "error");
-        return purgatory.visitWatching(key, Long.MAX_VALUE, error, fail); // every wait, positioned or not
+        return purgatory.visitAll(key, error, fail); // every wait, positioned or not
     }
 
     /** Pending waits. O(1). */
