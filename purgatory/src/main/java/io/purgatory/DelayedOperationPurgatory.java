@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Holds {@link DelayedOperation}s until an event completes them or their delay passes: Kafka's
@@ -39,6 +41,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
+
     private final String name;
     private final WatcherList[] shards;
     /** Shift taking a shard index from the top bits of a key's mixed hash (see shardIndex). */
@@ -55,7 +59,8 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     private final ClosePolicy closePolicy;
     private final OperationErrorHandler errorHandler;
     private final PurgatoryCounters counters = new PurgatoryCounters();
-    private final PurgatoryMetrics metrics;
+    /** Null until metrics are bound, and again once closed; written under closeLock. */
+    private volatile MetricsRecorder recorder;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ReentrantLock closeLock = new ReentrantLock();
 
@@ -83,13 +88,12 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         this.admitted = b.maxPending > 0 ? new AtomicInteger() : null;
         this.closePolicy = b.closePolicy;
         this.errorHandler = b.errorHandler;
-        this.metrics = new PurgatoryMetrics(this, counters);
-        runtime.register(this); // last but the meters: throws if a shared runtime is closed, leaving nothing bound
-        if (b.meterRegistry != null) {
+        runtime.register(this); // last but the metrics: throws if a shared runtime is closed, leaving nothing bound
+        if (b.metrics != null) {
             try {
-                metrics.bindTo(b.meterRegistry);
+                bindMetrics(b.metrics, null);
             } catch (RuntimeException bindFailure) {
-                runtime.deregister(this);
+                close(); // settles nothing (nothing was submitted), leaves the runtime, stops an own one
                 throw bindFailure;
             }
         }
@@ -218,7 +222,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             OperationState.settle(operation, closeOutcome());
             return false;
         }
-        boolean timed = metrics.isBound();
+        boolean timed = recorder != null;
         OperationState.markWatched(operation, timed, timed ? clock.nanoTime() : 0L);
         counters.watched(key != null ? 1 : keys.length);
         if (OperationState.tryOnce(operation, this)) { // 3. try again
@@ -338,9 +342,41 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 counters.expirationsRefusedCount());
     }
 
-    /** This purgatory's meters; bound already if the builder was given a registry. */
-    public PurgatoryMetrics metrics() {
-        return metrics;
+    /**
+     * Binds this purgatory's metrics with {@code factory} (as the builder's {@code metrics} would
+     * have): it registers what it publishes and returns the recorder of durations, which then
+     * times every operation watched from now on. For a purgatory built elsewhere, such as a bean
+     * a framework binds after it is built.
+     *
+     * @throws NullPointerException if {@code factory} is null
+     * @throws IllegalStateException if metrics are already bound, or the purgatory is closed
+     */
+    public void bindMetrics(MetricsRecorderFactory factory) {
+        bindMetrics(factory, null);
+    }
+
+    /** Binds the metrics of this purgatory, and of the retention of the keyed waits built on it if any. */
+    void bindMetrics(MetricsRecorderFactory factory, EventRetention<?> retention) {
+        Objects.requireNonNull(factory, "factory");
+        closeLock.lock(); // against close(): a recorder bound after it would never be closed
+        try {
+            if (closed.get()) {
+                throw new IllegalStateException("purgatory '" + name + "' is closed");
+            }
+            if (recorder != null) {
+                throw new IllegalStateException("metrics of purgatory '" + name + "' are already bound");
+            }
+            MetricsRecorder created = factory.create(new MetricsSource(name, counters, retention));
+            recorder = Objects.requireNonNull(created, () -> "the MetricsRecorderFactory " + factory
+                    + " returned no recorder");
+        } finally {
+            closeLock.unlock();
+        }
+    }
+
+    /** Whether metrics are bound (and not yet closed). */
+    public boolean hasMetrics() {
+        return recorder != null;
     }
 
     /** The name given to the builder: it names the threads, the log lines and the meters' tag. */
@@ -385,7 +421,15 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
                 OperationState.settle(operation, outcome);
             }
         }
-        metrics.remove();
+        MetricsRecorder bound = recorder;
+        if (bound != null) {
+            recorder = null;
+            try {
+                bound.close();
+            } catch (Throwable recorderError) {
+                recorderFailed(recorderError);
+            }
+        }
     }
 
     // ---- called by the operations' settles and callbacks ----
@@ -399,16 +443,31 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         int unlinked = WatcherList.unwatchAll(operation);
         boolean watched = OperationState.wasWatched(state);
         counters.settled(outcome, watched, unlinked);
-        if (watched && metrics.isBound()) {
-            long waited = OperationState.watchedNanos(state, clock.nanoTime());
-            if (waited >= 0) {
-                metrics.recordSettled(outcome, waited);
-                if (outcome == Outcome.EXPIRED && !closed.get()) { // expired by close() is not late
-                    long delayMs = Math.max(0L, Math.min(operation.delayMs(), Timer.MAX_DELAY_MS));
-                    metrics.recordLateness(waited - TimeUnit.MILLISECONDS.toNanos(delayMs));
-                }
-            }
+        MetricsRecorder bound = recorder;
+        if (watched && bound != null) {
+            record(bound, operation, outcome, state);
         }
+    }
+
+    /** Reports a settled operation's durations; whatever the recorder throws is logged, never passed on. */
+    private void record(MetricsRecorder bound, DelayedOperation operation, Outcome outcome, long state) {
+        long waited = OperationState.watchedNanos(state, clock.nanoTime());
+        if (waited < 0) {
+            return; // watched before the metrics were bound: no start to measure from
+        }
+        try {
+            bound.recordSettled(outcome, waited);
+            if (outcome == Outcome.EXPIRED && !closed.get()) { // expired by close() is not late
+                long delayMs = Math.max(0L, Math.min(operation.delayMs(), Timer.MAX_DELAY_MS));
+                bound.recordLateness(Math.max(0L, waited - TimeUnit.MILLISECONDS.toNanos(delayMs)));
+            }
+        } catch (Throwable recorderError) {
+            recorderFailed(recorderError);
+        }
+    }
+
+    private void recorderFailed(Throwable error) {
+        LOG.error("Purgatory '{}': its MetricsRecorder threw; the operation settled regardless", name, error);
     }
 
     /**

@@ -1,16 +1,9 @@
 package io.purgatory;
 
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -40,8 +33,6 @@ final class EventRetention<V> {
     private final LongAdder evicted = new LongAdder();
     private final LongAdder hits = new LongAdder();
     private boolean closed; // guarded by this
-    private final List<Meter> meters = new ArrayList<>(); // guarded by this
-    private MeterRegistry registry; // guarded by this
 
     EventRetention(long windowMs, int maxEntries, Timer timer) {
         this.windowMs = windowMs;
@@ -86,34 +77,17 @@ final class EventRetention<V> {
         return false;
     }
 
-    /**
-     * Registers {@code purgatory.events.retained} (a gauge), {@code purgatory.events.retained.hits}
-     * and {@code purgatory.events.retained.evicted} (counters), tagged {@code purgatory=<name>}.
-     */
-    synchronized void bindTo(MeterRegistry meterRegistry, String name) {
-        Tags tags = Tags.of("purgatory", name);
-        meters.add(Gauge.builder("purgatory.events.retained", this, EventRetention::size).baseUnit("events")
-                .description("Early events kept for waits registered after them").tags(tags)
-                .strongReference(true).register(meterRegistry));
-        meters.add(FunctionCounter.builder("purgatory.events.retained.hits", hits, LongAdder::sum)
-                .description("Waits answered at registration by a retained event").tags(tags).register(meterRegistry));
-        meters.add(FunctionCounter.builder("purgatory.events.retained.evicted", evicted, LongAdder::sum)
-                .description("Retained events dropped before their window ended, for capacity").tags(tags)
-                .register(meterRegistry));
-        registry = meterRegistry;
-    }
-
-    /** Drops every event, stops retaining (R1) and removes the meters. */
+    /** Drops every event and stops retaining (R1). */
     synchronized void close() {
-        if (registry != null) {
-            meters.forEach(registry::remove);
-            meters.clear();
-        }
         closed = true;
         for (Event<V> event : events.values()) {
             event.cancel();
         }
         events.clear();
+    }
+
+    long windowMs() {
+        return windowMs;
     }
 
     /** Events retained now. */

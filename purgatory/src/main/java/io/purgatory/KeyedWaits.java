@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
@@ -81,8 +80,13 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         Timer timer = purgatory.timer();
         this.retention = b.retainWindowMs > 0
                 ? new EventRetention<>(b.retainWindowMs, b.retainMaxEntries, timer) : null;
-        if (retention != null && b.purgatory.meterRegistry != null) {
-            retention.bindTo(b.purgatory.meterRegistry, purgatory.name());
+        if (b.metrics != null) {
+            try {
+                purgatory.bindMetrics(b.metrics, retention);
+            } catch (RuntimeException bindFailure) {
+                close();
+                throw bindFailure;
+            }
         }
     }
 
@@ -183,6 +187,26 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
     /** A snapshot of the counters of the underlying purgatory: pending, completed, expired, cancelled... */
     public PurgatoryStats stats() {
         return purgatory.stats();
+    }
+
+    /**
+     * Binds the metrics of the waits with {@code factory}, their purgatory's and, with
+     * {@code retainEvents}, the retention's (see {@link DelayedOperationPurgatory#bindMetrics}).
+     *
+     * @throws IllegalStateException if metrics are already bound, or the waits are closed
+     */
+    public void bindMetrics(MetricsRecorderFactory factory) {
+        purgatory.bindMetrics(factory, retention);
+    }
+
+    /** Whether metrics are bound (and the waits not yet closed). */
+    public boolean hasMetrics() {
+        return purgatory.hasMetrics();
+    }
+
+    /** How long an early event is kept for a wait registered after it; {@link Duration#ZERO} without retention. */
+    public Duration retentionWindow() {
+        return retention == null ? Duration.ZERO : Duration.ofMillis(retention.windowMs());
     }
 
     /** The name of the waits: of their purgatory, threads and meters. */
@@ -334,6 +358,7 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         private final PurgatoryBuilder<KeyedWait<?>> purgatory;
         private long retainWindowMs;
         private int retainMaxEntries;
+        private MetricsRecorderFactory metrics;
 
         Builder(String name) {
             this.purgatory = new PurgatoryBuilder<>(name);
@@ -385,13 +410,16 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
             return this;
         }
 
-        /** Binds the meters, the purgatory's and {@code purgatory.events.*}, to {@code registry}. */
-        public Builder meterRegistry(MeterRegistry registry) {
-            purgatory.meterRegistry(registry);
+        /**
+         * Binds the metrics with {@code factory} when the waits are built: the purgatory's and,
+         * with {@code retainEvents}, the retention's (see {@link MetricsSource#retainsEvents()}).
+         */
+        public Builder metrics(MetricsRecorderFactory factory) {
+            this.metrics = java.util.Objects.requireNonNull(factory, "factory");
             return this;
         }
 
-        /** Receives the errors of predicates and of the waits' callbacks (default: logged). */
+        /** Receives the errors of predicates and of the waits' callbacks (default: the process-wide handler). */
         public Builder errorHandler(OperationErrorHandler errorHandler) {
             purgatory.errorHandler(errorHandler);
             return this;

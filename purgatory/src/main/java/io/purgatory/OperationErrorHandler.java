@@ -40,9 +40,37 @@ public interface OperationErrorHandler {
     /** Handles {@code error}, thrown by {@code callback} of {@code operation} in the named purgatory. */
     void onError(String purgatory, DelayedOperation operation, Callback callback, Throwable error);
 
-    /** The default handler: logs at ERROR through slf4j. */
+    /**
+     * The handler that logs at ERROR through SLF4J. Without an SLF4J provider on the class path,
+     * SLF4J drops every log line (it says so once, on standard error): set a handler of your own,
+     * here or per builder, if your application binds no provider.
+     */
     static OperationErrorHandler logging() {
         return LoggingHandler.INSTANCE;
+    }
+
+    /**
+     * The builders' default handler: it passes each failure to the handler set by
+     * {@link #setProcessDefault} when the failure happens, so one call covers every purgatory and
+     * keyed wait of the process, those built before it too. Until then it logs ({@link #logging()}).
+     */
+    static OperationErrorHandler processDefault() {
+        return ProcessDefaultHandler.INSTANCE;
+    }
+
+    /**
+     * Sets the handler every purgatory built without an {@code errorHandler} of its own reports
+     * to, and returns the one it replaces.
+     *
+     * @throws NullPointerException if {@code handler} is null
+     * @throws IllegalArgumentException if {@code handler} is {@link #processDefault()} itself
+     */
+    static OperationErrorHandler setProcessDefault(OperationErrorHandler handler) {
+        java.util.Objects.requireNonNull(handler, "handler");
+        if (handler == ProcessDefaultHandler.INSTANCE) {
+            throw new IllegalArgumentException("handler: processDefault() would report to itself forever");
+        }
+        return ProcessDefaultHandler.INSTANCE.delegate.getAndSet(handler);
     }
 
     /** Calls {@code handler}, logging instead of throwing if the handler fails. */
@@ -66,5 +94,21 @@ enum LoggingHandler implements OperationErrorHandler {
     @Override
     public void onError(String purgatory, DelayedOperation operation, Callback callback, Throwable error) {
         LOG.error("Purgatory '{}': {} of {} threw", purgatory, callback.methodName(), operation, error);
+    }
+}
+
+/** The process-wide {@link OperationErrorHandler}: a forwarder to whichever handler is set now. */
+final class ProcessDefaultHandler implements OperationErrorHandler {
+    static final ProcessDefaultHandler INSTANCE = new ProcessDefaultHandler();
+
+    final java.util.concurrent.atomic.AtomicReference<OperationErrorHandler> delegate =
+            new java.util.concurrent.atomic.AtomicReference<>(LoggingHandler.INSTANCE);
+
+    private ProcessDefaultHandler() {
+    }
+
+    @Override
+    public void onError(String purgatory, DelayedOperation operation, Callback callback, Throwable error) {
+        delegate.get().onError(purgatory, operation, callback, error);
     }
 }

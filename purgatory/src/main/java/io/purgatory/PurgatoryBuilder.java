@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.TaskErrorHandler;
@@ -17,7 +16,8 @@ import java.util.concurrent.Executor;
  * DelayedOperationPurgatory.builder("name").maxPending(10_000).build();}, the operation type
  * inferred from the assignment. Defaults are Kafka's: the purgatory's own timer
  * (1 ms tick, 20 buckets per wheel), 512 shards, purge interval 1000, reaper on, timer on; plus
- * ours: no limit on pending operations, operations expired on close, errors logged, no metrics.
+ * ours: no limit on pending operations, operations expired on close, errors to the process-wide
+ * handler ({@link OperationErrorHandler#processDefault()}: logged), no metrics.
  * Not thread-safe.
  *
  * <p>For deterministic tests, give it a {@link ManualTimer} and turn the reaper off: the test
@@ -37,8 +37,8 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
     boolean timerEnabled = true;
     int maxPending;
     ClosePolicy closePolicy = ClosePolicy.EXPIRE;
-    OperationErrorHandler errorHandler = OperationErrorHandler.logging();
-    MeterRegistry meterRegistry;
+    OperationErrorHandler errorHandler = OperationErrorHandler.processDefault();
+    MetricsRecorderFactory metrics;
     private PurgatoryRuntime runtime;
     private Timer timer;
     private TimerGeometry geometry = TimerGeometry.DEFAULT;
@@ -148,13 +148,20 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return this;
     }
 
-    /** Binds the purgatory's meters to {@code registry} (default: none; counters only). */
-    public PurgatoryBuilder<T> meterRegistry(MeterRegistry registry) {
-        this.meterRegistry = Objects.requireNonNull(registry, "registry");
+    /**
+     * Binds the purgatory's metrics with {@code factory} when it is built (default: none; the
+     * counters of {@code stats()} only). With Micrometer: {@code metrics(MicrometerMetrics.of(registry))}
+     * from the {@code purgatory-micrometer} module.
+     */
+    public PurgatoryBuilder<T> metrics(MetricsRecorderFactory factory) {
+        this.metrics = Objects.requireNonNull(factory, "factory");
         return this;
     }
 
-    /** Receives callback failures (default {@link OperationErrorHandler#logging()}). */
+    /**
+     * Receives callback failures (default {@link OperationErrorHandler#processDefault()}: the
+     * handler set for the whole process, which logs unless one was set).
+     */
     public PurgatoryBuilder<T> errorHandler(OperationErrorHandler errorHandler) {
         this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
         return this;

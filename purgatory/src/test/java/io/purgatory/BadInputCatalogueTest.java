@@ -244,8 +244,8 @@ class BadInputCatalogueTest {
         assertThat(p.isClosed()).isTrue();
         assertThat(p.name()).isEqualTo("catalogue");
         assertThat(p.stats()).isEqualTo(new PurgatoryStats("catalogue", 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0));
-        assertThatThrownBy(() -> p.metrics().bindTo(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()))
-                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> p.bindMetrics(new RecordingMetrics()))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("'catalogue' is closed");
         p.close();
         assertThat(fresh.isCompleted()).isFalse();
         assertThat(fresh.tries).hasValue(0);

@@ -2,7 +2,6 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -47,13 +46,13 @@ class ConcurrencyStressTest {
     private static void stress(int threads, int opsPerThread, int keySpace, long seed) throws Exception {
         int total = threads * opsPerThread;
         CountDownLatch finished = new CountDownLatch(total);
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RecordingMetrics metrics = new RecordingMetrics();
         ConcurrentLinkedQueue<StressOp> all = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<StressOp> actions = new ConcurrentLinkedQueue<>();
         AtomicInteger completedByChecks = new AtomicInteger();
         Path[] paths = Path.values();
         try (DelayedOperationPurgatory<StressOp> p = DelayedOperationPurgatory.<StressOp>builder("stress")
-                .shards(16).meterRegistry(registry).build()) {
+                .shards(16).metrics(metrics).build()) {
             List<TestThreads.Work> work = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 SplittableRandom rnd = new SplittableRandom(seed * 1_000 + t);
@@ -107,9 +106,9 @@ class ConcurrencyStressTest {
             assertThat(stats.expired()).isEqualTo(ledger.get(Path.EXPIRE));
             assertThat(stats.callbackErrors()).isZero();
             assertThat(stats.rejected()).isZero();
-            assertThat(operationsTimed(registry, "completed")).isEqualTo(stats.completed());
-            assertThat(operationsTimed(registry, "cancelled")).isEqualTo(stats.cancelled());
-            assertThat(operationsTimed(registry, "expired")).isEqualTo(stats.expired());
+            assertThat(metrics.of("stress").count(Outcome.COMPLETED)).isEqualTo(stats.completed());
+            assertThat(metrics.of("stress").count(Outcome.CANCELLED)).isEqualTo(stats.cancelled());
+            assertThat(metrics.of("stress").count(Outcome.EXPIRED)).isEqualTo(stats.expired());
         }
     }
 
@@ -157,9 +156,6 @@ class ConcurrencyStressTest {
         return keys;
     }
 
-    private static long operationsTimed(SimpleMeterRegistry registry, String outcome) {
-        return registry.get("purgatory.operations").tags("purgatory", "stress", "outcome", outcome).timer().count();
-    }
 
     /** A mock that knows how it is meant to be settled. */
     static final class StressOp extends MockOperation {

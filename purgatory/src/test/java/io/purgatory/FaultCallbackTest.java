@@ -2,7 +2,6 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
@@ -34,7 +33,7 @@ class FaultCallbackTest {
     void callbacks_throwAtRandomWhileThreadsCompleteCancelAndExpire_nothingLostAndEveryFailureCounted()
             throws Exception {
         ManualTimer timer = new ManualTimer();
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RecordingMetrics metrics = new RecordingMetrics();
         RecordingHandler handler = new RecordingHandler();
         int workers = 3;
         int perWorker = 4_000;
@@ -44,7 +43,7 @@ class FaultCallbackTest {
         AtomicBoolean done = new AtomicBoolean();
         AtomicInteger left = new AtomicInteger(workers);
         try (DelayedOperationPurgatory<FaultyOp> p = DelayedOperationPurgatory.<FaultyOp>builder("faulty")
-                .timer(timer).reaperEnabled(false).shards(8).errorHandler(handler).meterRegistry(registry).build()) {
+                .timer(timer).reaperEnabled(false).shards(8).errorHandler(handler).metrics(metrics).build()) {
             List<ReliabilitySupport.Work> work = new ArrayList<>();
             for (int w = 0; w < workers; w++) {
                 SplittableRandom rnd = new SplittableRandom(0xFA17 + w);
@@ -103,8 +102,7 @@ class FaultCallbackTest {
                 long n = thrown[c.ordinal()];
                 thrownTotal += n;
                 assertThat(handler.count(c)).as("%s failures handed to the handler", c).isEqualTo(n);
-                assertThat(registry.get("purgatory.callback.errors").tag("callback", c.methodName())
-                        .functionCounter().count()).as("%s failures counted", c).isEqualTo((double) n);
+                assertThat(metrics.of("faulty").source.callbackErrors(c)).as("%s failures counted", c).isEqualTo(n);
             }
             assertThat(thrownTotal).as("the run did inject failures").isPositive();
             assertThat(thrown[Callback.TRY_COMPLETE.ordinal()]).isPositive();

@@ -3,7 +3,6 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.SystemTimer;
@@ -42,10 +41,10 @@ class FaultExecutorTest {
             throw failure;
         };
         int n = 50;
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RecordingMetrics metrics = new RecordingMetrics();
         try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("rejecting")
-                     .expirationExecutor(refusing).meterRegistry(registry).build()) {
+                     .expirationExecutor(refusing).metrics(metrics).build()) {
             List<HookOp> ops = submitExpiring(p, n);
 
             awaitSettled(ops);
@@ -62,8 +61,7 @@ class FaultExecutorTest {
             });
             assertThat(p.stats().expired()).isEqualTo(n);
             assertThat(p.stats().expirationsRefused()).isEqualTo(n);
-            assertThat(registry.get("purgatory.expirations.refused").tag("purgatory", "rejecting")
-                    .functionCounter().count()).isEqualTo(n);
+            assertThat(metrics.of("rejecting").source.expirationsRefused()).isEqualTo(n);
             assertThat(p.stats().callbackErrors()).isZero();
         }
         ReliabilitySupport.assertNoLibraryThreadLeft("rejecting");

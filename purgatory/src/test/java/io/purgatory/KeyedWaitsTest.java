@@ -3,7 +3,6 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -457,9 +456,9 @@ class KeyedWaitsTest {
 
     @Test
     void retentionIsBoundedTheOldestEventGoesFirstAndIsCounted() {
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RecordingMetrics metrics = new RecordingMetrics();
         try (KeyedWaits<String, Order> early = KeyedWaits.builder("bounded").timer(timer)
-                .retainEvents(Duration.ofSeconds(10), 2).meterRegistry(registry).build()) {
+                .retainEvents(Duration.ofSeconds(10), 2).metrics(metrics).build()) {
             early.complete("o1", new Order("o1", "PAID"));
             early.complete("o2", new Order("o2", "PAID"));
             early.complete("o1", new Order("o1", "SHIPPED")); // o1 becomes the newest
@@ -468,14 +467,15 @@ class KeyedWaitsTest {
             assertThat(early.retainedEvents()).isEqualTo(2);
             assertThat(early.await("o2", Duration.ofSeconds(30))).isNotDone();
             assertThat(early.await("o1", Duration.ofSeconds(30))).isDone();
-            assertThat(registry.get("purgatory.events.retained").tag("purgatory", "bounded").gauge().value())
-                    .isEqualTo(2.0);
-            assertThat(registry.get("purgatory.events.retained.evicted").functionCounter().count()).isEqualTo(1.0);
-            assertThat(registry.get("purgatory.events.retained.hits").functionCounter().count()).isEqualTo(1.0);
+            MetricsSource source = metrics.of("bounded").source;
+            assertThat(source.retainsEvents()).isTrue();
+            assertThat(source.eventsRetained()).isEqualTo(2);
+            assertThat(source.eventsEvicted()).isEqualTo(1);
+            assertThat(source.eventsRetainedHits()).isEqualTo(1);
+            assertThat(early.retentionWindow()).isEqualTo(Duration.ofSeconds(10));
             assertThat(timer.size()).as("two expiries, and the pending wait's timeout").isEqualTo(3);
         }
-        assertThat(registry.find("purgatory.events.retained").meter()).as("removed on close").isNull();
-        assertThat(registry.find("purgatory.pending").meter()).isNull();
+        assertThat(metrics.of("bounded").isClosed()).as("removed on close").isTrue();
     }
 
     @Test

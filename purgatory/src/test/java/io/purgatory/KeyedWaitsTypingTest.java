@@ -2,7 +2,6 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.purgatory.timer.Timer;
 import java.io.File;
 import java.net.URISyntaxException;
@@ -87,7 +86,7 @@ class KeyedWaitsTypingTest {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
-            String classpath = Stream.of(KeyedWaits.class, Timer.class, MeterRegistry.class)
+            String classpath = Stream.of(KeyedWaits.class, Timer.class)
                     .map(KeyedWaitsTypingTest::location).collect(Collectors.joining(File.pathSeparator));
             Boolean ok = javac.getTask(null, files, diagnostics,
                     List.of("-classpath", classpath, "-d", dir.toString(), "-proc:none"), null,

@@ -84,7 +84,7 @@ class PurgatoryBuilderTest {
         PurgatoryBuilder<MockOperation> b = DelayedOperationPurgatory.builder("b");
         assertThatThrownBy(() -> b.timer(null)).hasMessageContaining("timer");
         assertThatThrownBy(() -> b.expirationExecutor(null)).hasMessageContaining("executor");
-        assertThatThrownBy(() -> b.meterRegistry(null)).hasMessageContaining("registry");
+        assertThatThrownBy(() -> b.metrics(null)).hasMessageContaining("factory");
         assertThatThrownBy(() -> b.errorHandler(null)).hasMessageContaining("errorHandler");
         assertThatThrownBy(() -> b.closePolicy(null)).hasMessageContaining("closePolicy");
         assertThatThrownBy(() -> b.clock(null)).hasMessageContaining("clock");

@@ -205,10 +205,9 @@ class PurgatoryEdgeCaseTest {
 
     @Test
     void operationsTimer_waitsShorterThanAMillisecond_areRecordedToTheMicrosecond() {
-        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        RecordingMetrics metrics = new RecordingMetrics();
         DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("micros").timer(timer)
-                .reaperEnabled(false).meterRegistry(registry).build();
+                .reaperEnabled(false).metrics(metrics).build();
         HookOp shortDelay = new HookOp(100);
         HookOp longestMicrosDelay = new HookOp(TimeUnit.MINUTES.toMillis(30));
         HookOp sameInstant = new HookOp(100);
@@ -221,10 +220,8 @@ class PurgatoryEdgeCaseTest {
         shortDelay.forceComplete();
         longestMicrosDelay.forceComplete();
 
-        io.micrometer.core.instrument.Timer completed = registry.get("purgatory.operations")
-                .tag("outcome", "completed").timer();
-        assertThat(completed.count()).isEqualTo(3);
-        assertThat(completed.totalTime(TimeUnit.NANOSECONDS)).isEqualTo(2 * 500_000.0);
+        assertThat(metrics.of("micros").count(Outcome.COMPLETED)).isEqualTo(3);
+        assertThat(metrics.of("micros").totalNanos(Outcome.COMPLETED)).isEqualTo(2 * 500_000L);
         p.close();
     }
 }

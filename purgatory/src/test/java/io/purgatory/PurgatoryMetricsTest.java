@@ -3,38 +3,42 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tag;
-import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Micrometer meters: names, tags, values measured on the manual clock, removal on close. */
+/**
+ * The metrics seam of the core, with no metrics library: what a {@link MetricsRecorderFactory}
+ * is given to read, what its recorder is told (measured on the manual clock), binding and
+ * unbinding. (The Micrometer meters are tested in the purgatory-micrometer module.)
+ */
 class PurgatoryMetricsTest {
 
-    private static final Set<String> ALLOWED_TAGS = Set.of("purgatory", "outcome", "callback");
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final ManualTimer timer = new ManualTimer();
-    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final RecordingMetrics metrics = new RecordingMetrics();
     private final DelayedOperationPurgatory<MockOperation> purgatory = builder("metered").build();
 
     @AfterEach
     void tearDown() {
         purgatory.close();
         timer.close();
-        registry.close();
     }
 
     @Test
-    void gauges_operationsWatchedAndSettled_reportPendingWatchedAndKeys() {
+    void micrometer_isNotOnTheTestClassPath_soEveryTestOfThisModuleRunsWithoutIt() {
+        assertThatThrownBy(() -> Class.forName("io.micrometer.core.instrument.MeterRegistry"))
+                .isInstanceOf(ClassNotFoundException.class);
+    }
+
+    @Test
+    void source_operationsWatchedAndSettled_readsPendingWatchedAndKeys() {
         MockOperation op1 = new MockOperation(100);
         MockOperation op2 = new MockOperation(100);
         assertGauges(0, 0, 0);
@@ -51,35 +55,35 @@ class PurgatoryMetricsTest {
     }
 
     @Test
-    void operationsTimer_operationExpiresAfter100ManualMs_recordsExpiredFor100Ms() {
+    void recorder_operationExpiresAfter100ManualMs_isToldExpiredAfter100MsAndNotLate() {
         purgatory.tryCompleteElseWatch(new MockOperation(100), List.of("k"));
 
         timer.advanceClock(100);
 
-        Timer expired = operations("expired");
-        assertThat(expired.count()).isEqualTo(1);
-        assertThat(expired.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(100.0);
-        assertThat(operations("completed").count()).isZero();
-        assertThat(operations("cancelled").count()).isZero();
-        Timer lateness = registry.get("purgatory.expiration.lateness").tag("purgatory", "metered").timer();
-        assertThat(lateness.count()).isEqualTo(1);
-        assertThat(lateness.totalTime(TimeUnit.MILLISECONDS)).isZero();
+        RecordingMetrics.Recorder r = metrics.of("metered");
+        assertThat(r.count(Outcome.EXPIRED)).isEqualTo(1);
+        assertThat(r.totalNanos(Outcome.EXPIRED)).isEqualTo(100 * MS);
+        assertThat(r.count(Outcome.COMPLETED)).isZero();
+        assertThat(r.count(Outcome.CANCELLED)).isZero();
+        assertThat(r.lateCount.sum()).isEqualTo(1);
+        assertThat(r.lateMaxNanos.get()).isZero();
+        assertThat(r.source.expired()).isEqualTo(1);
     }
 
     @Test
-    void latenessTimer_clockJumpsPastDeadline_recordsHowLateTheExpiryWas() {
+    void recorder_clockJumpsPastDeadline_isToldHowLateTheExpiryWas() {
         timer.advanceClock(7); // not at zero: any start reading works
         purgatory.tryCompleteElseWatch(new MockOperation(100), List.of("k"));
 
         timer.advanceClock(150);
 
-        assertThat(operations("expired").totalTime(TimeUnit.MILLISECONDS)).isEqualTo(150.0);
-        Timer lateness = registry.get("purgatory.expiration.lateness").tag("purgatory", "metered").timer();
-        assertThat(lateness.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(50.0);
+        RecordingMetrics.Recorder r = metrics.of("metered");
+        assertThat(r.totalNanos(Outcome.EXPIRED)).isEqualTo(150 * MS);
+        assertThat(r.lateMaxNanos.get()).isEqualTo(50 * MS);
     }
 
     @Test
-    void operationsTimer_completedAndCancelledOperations_recordTimeSpentWatchedByOutcome() {
+    void recorder_completedAndCancelled_toldTimeWatchedByOutcome_firstTryCompletionsCountedApart() {
         MockOperation completed = new MockOperation(1_000);
         MockOperation cancelled = new MockOperation(1_000);
         MockOperation atOnce = new MockOperation(1_000);
@@ -94,15 +98,19 @@ class PurgatoryMetricsTest {
         timer.advanceClock(20);
         purgatory.cancelForKey("b");
 
-        assertThat(operations("completed").count()).as("never-watched operations are not timed").isEqualTo(1);
-        assertThat(operations("completed").totalTime(TimeUnit.MILLISECONDS)).isEqualTo(30.0);
-        assertThat(operations("cancelled").count()).isEqualTo(1);
-        assertThat(operations("cancelled").totalTime(TimeUnit.MILLISECONDS)).isEqualTo(50.0);
-        assertThat(operations("expired").count()).isZero();
+        RecordingMetrics.Recorder r = metrics.of("metered");
+        assertThat(r.count(Outcome.COMPLETED)).as("never-watched operations are not timed").isEqualTo(1);
+        assertThat(r.totalNanos(Outcome.COMPLETED)).isEqualTo(30 * MS);
+        assertThat(r.count(Outcome.CANCELLED)).isEqualTo(1);
+        assertThat(r.totalNanos(Outcome.CANCELLED)).isEqualTo(50 * MS);
+        assertThat(r.count(Outcome.EXPIRED)).isZero();
+        assertThat(r.source.completed()).isEqualTo(1);
+        assertThat(r.source.completedAtOnce()).as("the first-try completion, counted").isEqualTo(1);
+        assertThat(r.source.cancelled()).isEqualTo(1);
     }
 
     @Test
-    void operationsTimer_clockGiven_measuresDurationsOnThatClock() {
+    void recorder_clockGiven_measuresDurationsOnThatClock() {
         ManualClock clock = new ManualClock(-5_000_000_000L);
         try (DelayedOperationPurgatory<MockOperation> p = builder("clocked").clock(clock).build()) {
             MockOperation op = new MockOperation(1_000);
@@ -110,14 +118,12 @@ class PurgatoryMetricsTest {
             clock.advanceMillis(7);
             op.forceComplete();
 
-            Timer completed = registry.get("purgatory.operations")
-                    .tags("purgatory", "clocked", "outcome", "completed").timer();
-            assertThat(completed.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(7.0);
+            assertThat(metrics.of("clocked").totalNanos(Outcome.COMPLETED)).isEqualTo(7 * MS);
         }
     }
 
     @Test
-    void callbackErrorsCounter_callbacksThrow_countsByCallback() {
+    void source_callbacksThrow_countsByCallback() {
         DelayedOperationPurgatory<MockOperation> p = builder("failing").errorHandler((n, o, c, e) -> { }).build();
         try (p) {
             MockOperation op = new MockOperation(100) {
@@ -134,23 +140,25 @@ class PurgatoryMetricsTest {
             p.tryCompleteElseWatch(op, List.of("k"));
             timer.advanceClock(100);
 
-            assertThat(callbackErrors("failing", "onComplete")).isEqualTo(1.0);
-            assertThat(callbackErrors("failing", "onExpiration")).isEqualTo(1.0);
-            assertThat(callbackErrors("failing", "tryComplete")).isZero();
-            assertThat(callbackErrors("failing", "onCancel")).isZero();
+            MetricsSource source = metrics.of("failing").source;
+            assertThat(source.callbackErrors(Callback.ON_COMPLETE)).isEqualTo(1);
+            assertThat(source.callbackErrors(Callback.ON_EXPIRATION)).isEqualTo(1);
+            assertThat(source.callbackErrors(Callback.TRY_COMPLETE)).isZero();
+            assertThat(source.callbackErrors(Callback.ON_CANCEL)).isZero();
+            assertThat(source.retainsEvents()).isFalse();
+            assertThat(source.eventsRetained()).isZero();
         }
     }
 
     @Test
-    void rejectedCounter_purgatoryFull_countsRejections() {
+    void source_purgatoryFull_countsRejections() {
         try (DelayedOperationPurgatory<MockOperation> p = builder("full").maxPending(1).build()) {
             p.tryCompleteElseWatch(new MockOperation(100), List.of("k"));
 
             assertThatThrownBy(() -> p.tryCompleteElseWatch(new MockOperation(100), List.of("k")))
                     .isInstanceOf(PurgatoryFullException.class);
 
-            assertThat(registry.get("purgatory.rejected").tag("purgatory", "full").functionCounter().count())
-                    .isEqualTo(1.0);
+            assertThat(metrics.of("full").source.rejected()).isEqualTo(1);
         }
     }
 
@@ -177,8 +185,7 @@ class PurgatoryMetricsTest {
 
             assertThat(p.emptyKeyLists()).isZero();
             assertThat(p.stats().purges()).isEqualTo(1);
-            assertThat(registry.get("purgatory.purges").tag("purgatory", "purged").functionCounter().count())
-                    .isEqualTo(1.0);
+            assertThat(metrics.of("purged").source.purges()).isEqualTo(1);
             p.checkInvariants();
             timer.advanceClock(5_000);
             p.purgeIfNeeded();
@@ -211,120 +218,129 @@ class PurgatoryMetricsTest {
     }
 
     @Test
-    void meters_everyMeter_isTaggedOnlyByPurgatoryOutcomeOrCallback() {
-        List<Meter> meters = registry.getMeters();
+    void bindMetrics_alreadyBound_throwsNamingThePurgatoryAndCreatesNothing() {
+        RecordingMetrics second = new RecordingMetrics();
 
-        assertThat(meters.stream().map(m -> m.getId().getName()).collect(Collectors.toSet()))
-                .containsExactlyInAnyOrder("purgatory.pending", "purgatory.watched", "purgatory.keys",
-                        "purgatory.operations", "purgatory.expiration.lateness", "purgatory.callback.errors",
-                        "purgatory.rejected", "purgatory.purges", "purgatory.expirations.refused");
-        assertThat(meters).hasSize(3 + 3 + 1 + 4 + 3);
-        assertThat(meters).allSatisfy(m -> {
-            List<Tag> tags = m.getId().getTags();
-            assertThat(tags).extracting(Tag::getKey).isSubsetOf(ALLOWED_TAGS);
-            assertThat(m.getId().getTag("purgatory")).isEqualTo("metered");
-        });
-        assertThat(meters.stream().filter(m -> m.getId().getName().equals("purgatory.operations"))
-                .map(m -> m.getId().getTag("outcome")))
-                .containsExactlyInAnyOrder("completed", "expired", "cancelled");
-        assertThat(meters.stream().filter(m -> m.getId().getName().equals("purgatory.callback.errors"))
-                .map(m -> m.getId().getTag("callback")))
-                .containsExactlyInAnyOrder("tryComplete", "onComplete", "onExpiration", "onCancel");
-    }
-
-    @Test
-    void close_removesEveryMeterOfThisPurgatoryOnly() {
-        DelayedOperationPurgatory<MockOperation> other = builder("other").build();
-        int both = registry.getMeters().size();
-
-        other.close();
-
-        assertThat(registry.getMeters()).hasSize(both / 2)
-                .allSatisfy(m -> assertThat(m.getId().getTag("purgatory")).isEqualTo("metered"));
-        purgatory.close();
-        assertThat(registry.getMeters()).isEmpty();
-    }
-
-    @Test
-    void bindTo_alreadyBound_throws() {
-        MeterRegistry second = new SimpleMeterRegistry();
-
-        assertThatThrownBy(() -> purgatory.metrics().bindTo(second))
+        assertThatThrownBy(() -> purgatory.bindMetrics(second))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("'metered'");
-        assertThat(second.getMeters()).isEmpty();
+                .hasMessageContaining("'metered'").hasMessageContaining("already bound");
+        assertThat(second.boundCount()).isZero();
+        assertThat(purgatory.hasMetrics()).isTrue();
     }
 
     @Test
-    void bindTo_registryHasAPurgatoryOfTheSameName_throwsAndKeepsTheFirstOnesMeters() {
-        purgatory.tryCompleteElseWatch(new MockOperation(100), List.of("k"));
+    void build_factoryThrows_buildThrowsAndLeavesNothingRunning() {
+        IllegalStateException refused = new IllegalStateException("refused");
 
-        assertThatThrownBy(() -> builder("metered").build())
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("'metered'");
-
-        assertGauges(1, 1, 1);
+        assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("refused").timer(timer)
+                .reaperEnabled(false).metrics(source -> {
+                    throw refused;
+                }).build()).isSameAs(refused);
+        assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("own-timer")
+                .metrics(source -> null).build())
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("returned no recorder");
+        ReliabilitySupport.assertNoLibraryThreadLeft("own-timer");
     }
 
     @Test
-    void latenessTimer_operationsExpiredByClose_areCountedButNotLate() {
-        Timer expired = operations("expired");
-        Timer lateness = registry.get("purgatory.expiration.lateness").tag("purgatory", "metered").timer();
+    void close_closesTheRecorderOnceAfterTheLastSettle_andNothingIsRecordedAfter() {
         purgatory.tryCompleteElseWatch(new MockOperation(100), List.of("k"));
         timer.advanceClock(30);
 
         purgatory.close();
+        purgatory.close();
 
-        assertThat(expired.count()).isEqualTo(1);
-        assertThat(expired.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(30.0);
-        assertThat(lateness.count()).as("expired early by close(), not late by the timer").isZero();
+        RecordingMetrics.Recorder r = metrics.of("metered");
+        assertThat(r.isClosed()).isTrue();
+        assertThat(r.count(Outcome.EXPIRED)).as("settled by close, before the recorder closed").isEqualTo(1);
+        assertThat(r.totalNanos(Outcome.EXPIRED)).isEqualTo(30 * MS);
+        assertThat(r.lateCount.sum()).as("expired early by close(), not late by the timer").isZero();
+        assertThat(r.recordsAfterClose.sum()).isZero();
+        assertThat(purgatory.hasMetrics()).isFalse();
     }
 
     @Test
-    void bindTo_afterClose_throws() {
+    void bindMetrics_afterClose_throwsAndCreatesNothing() {
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("late")
                 .timer(timer).reaperEnabled(false).build();
         p.close();
 
-        assertThatThrownBy(() -> p.metrics().bindTo(registry)).isInstanceOf(IllegalStateException.class);
-        assertThat(registry.find("purgatory.pending").tag("purgatory", "late").gauge()).isNull();
+        assertThatThrownBy(() -> p.bindMetrics(metrics)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'late' is closed");
+        assertThat(metrics.isBound("late")).isFalse();
+        assertThatThrownBy(() -> p.bindMetrics(null)).isInstanceOf(NullPointerException.class)
+                .hasMessage("factory");
     }
 
     @Test
-    void bindTo_afterOperationsWereWatched_gaugesIncludeThem() {
+    void bindMetrics_afterOperationsWereWatched_sourceIncludesThemButTheyAreNotTimed() {
         try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("unbound")
                 .timer(timer).reaperEnabled(false).build()) {
             p.tryCompleteElseWatch(new MockOperation(100), List.of("a", "b"));
 
-            p.metrics().bindTo(registry);
+            p.bindMetrics(metrics);
 
-            assertThat(registry.get("purgatory.pending").tag("purgatory", "unbound").gauge().value()).isEqualTo(1.0);
-            assertThat(registry.get("purgatory.watched").tag("purgatory", "unbound").gauge().value()).isEqualTo(2.0);
+            MetricsSource source = metrics.of("unbound").source;
+            assertThat(source.pending()).isEqualTo(1);
+            assertThat(source.watched()).isEqualTo(2);
             timer.advanceClock(100);
-            assertThat(registry.get("purgatory.pending").tag("purgatory", "unbound").gauge().value()).isZero();
-            assertThat(registry.get("purgatory.operations").tags("purgatory", "unbound", "outcome", "expired")
-                    .timer().count()).as("watched before binding: not timed").isZero();
+            assertThat(source.pending()).isZero();
+            assertThat(metrics.of("unbound").count(Outcome.EXPIRED)).as("watched before binding: not timed").isZero();
+        }
+    }
+
+    @Test
+    void recorder_throwsAnErrorOnEverySettle_operationsStillSettleExactlyOnceAndTheFailureIsLogged() {
+        AtomicInteger calls = new AtomicInteger();
+        MetricsRecorder throwing = new MetricsRecorder() {
+            @Override
+            public void recordSettled(Outcome outcome, long watchedNanos) {
+                calls.incrementAndGet();
+                throw new StackOverflowError("recorder");
+            }
+
+            @Override
+            public void recordLateness(long latenessNanos) {
+                throw new AssertionError("not reached: recordSettled threw first");
+            }
+
+            @Override
+            public void close() {
+                throw new OutOfMemoryError("recorder close");
+            }
+        };
+        try (ReliabilitySupport.Logs logs = new ReliabilitySupport.Logs(DelayedOperationPurgatory.class)) {
+            DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("broken")
+                    .timer(timer).reaperEnabled(false).metrics(source -> throwing).build();
+            MockOperation completed = new MockOperation(100);
+            MockOperation expired = new MockOperation(100);
+            p.tryCompleteElseWatch(completed, List.of("k"));
+            p.tryCompleteElseWatch(expired, List.of("k"));
+
+            assertThat(completed.forceComplete()).isTrue();
+            timer.advanceClock(100);
+            p.close();
+
+            assertThat(completed.callbacks()).containsExactly("onComplete");
+            assertThat(expired.callbacks()).containsExactly("onComplete", "onExpiration");
+            assertThat(p.numDelayed()).isZero();
+            assertThat(p.watched()).isZero();
+            assertThat(calls).hasValue(2);
+            assertThat(logs.events()).hasSize(3)
+                    .allSatisfy(e -> assertThat(e.getFormattedMessage()).contains("'broken'", "MetricsRecorder threw"));
         }
     }
 
     private PurgatoryBuilder<MockOperation> builder(String name) {
         return DelayedOperationPurgatory.<MockOperation>builder(name).timer(timer).reaperEnabled(false)
-                .meterRegistry(registry);
-    }
-
-    private Timer operations(String outcome) {
-        return registry.get("purgatory.operations").tags("purgatory", "metered", "outcome", outcome).timer();
-    }
-
-    private double callbackErrors(String purgatoryName, String callback) {
-        return registry.get("purgatory.callback.errors").tags("purgatory", purgatoryName, "callback", callback)
-                .functionCounter().count();
+                .metrics(metrics);
     }
 
     private void assertGauges(int pending, int watched, int keys) {
-        assertThat(registry.get("purgatory.pending").tag("purgatory", "metered").gauge().value()).isEqualTo(pending);
-        assertThat(registry.get("purgatory.watched").tag("purgatory", "metered").gauge().value()).isEqualTo(watched);
-        assertThat(registry.get("purgatory.keys").tag("purgatory", "metered").gauge().value()).isEqualTo(keys);
+        MetricsSource source = metrics.of("metered").source;
+        assertThat(source.pending()).isEqualTo(pending);
+        assertThat(source.watched()).isEqualTo(watched);
+        assertThat(source.keys()).isEqualTo(keys);
     }
 
     /** A key whose hashCode the test changes while it is watched (a misuse the purge repairs). */

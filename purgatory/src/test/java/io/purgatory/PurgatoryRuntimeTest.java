@@ -3,8 +3,6 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.TimerGeometry;
@@ -36,18 +34,17 @@ class PurgatoryRuntimeTest {
 
     private final ManualTimer timer = new ManualTimer();
     private final PurgatoryRuntime runtime = PurgatoryRuntime.builder("shared").timer(timer).build();
-    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final RecordingMetrics metrics = new RecordingMetrics();
 
     @AfterEach
     void tearDown() {
         runtime.close();
         timer.close();
-        registry.close();
     }
 
     private DelayedOperationPurgatory<MockOperation> onRuntime(String name, ClosePolicy policy) {
         return DelayedOperationPurgatory.builder(name).runtime(runtime).closePolicy(policy)
-                .meterRegistry(registry).build();
+                .metrics(metrics).build();
     }
 
     @Test
@@ -96,8 +93,8 @@ class PurgatoryRuntimeTest {
         assertThat(staying.numDelayed()).isEqualTo(1);
         assertThat(runtime.purgatories()).containsExactly(staying);
         assertThat(runtime.isClosed()).isFalse();
-        assertThat(registry.find("purgatory.pending").tag("purgatory", "closing").meter()).isNull();
-        assertThat(registry.find("purgatory.pending").tag("purgatory", "staying").meter()).isNotNull();
+        assertThat(metrics.isBound("closing")).as("its metrics removed").isFalse();
+        assertThat(metrics.isBound("staying")).isTrue();
         MockOperation later = new MockOperation(50);
         staying.tryCompleteElseWatch(later, List.of("k2"));
 
@@ -130,7 +127,7 @@ class PurgatoryRuntimeTest {
         assertThat(List.of(expiring, completing, cancelling)).allMatch(DelayedOperationPurgatory::isClosed);
         assertThat(runtime.isClosed()).isTrue();
         assertThat(runtime.purgatories()).isEmpty();
-        assertThat(registry.getMeters()).as("every purgatory removed its meters").isEmpty();
+        assertThat(metrics.allClosed()).as("every purgatory removed its meters").isTrue();
         assertThat(timer.size()).isZero();
         MockOperation other = new MockOperation(1);
         timer.add(other); // the runtime does not close a timer it was given
@@ -167,7 +164,7 @@ class PurgatoryRuntimeTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("runtime 'shared' is closed")
                 .hasMessageContaining("'late'");
-        assertThat(registry.getMeters()).isEmpty();
+        assertThat(metrics.boundCount()).isZero();
         assertThat(runtime.purgatories()).isEmpty();
     }
 
@@ -491,7 +488,6 @@ class PurgatoryRuntimeTest {
     }
 
     private long expiredCount(String purgatory) {
-        Timer t = registry.find("purgatory.operations").tags("purgatory", purgatory, "outcome", "expired").timer();
-        return t == null ? -1 : t.count();
+        return metrics.isBound(purgatory) ? metrics.of(purgatory).count(Outcome.EXPIRED) : -1;
     }
 }

@@ -2,7 +2,6 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import java.lang.ref.WeakReference;
@@ -104,9 +103,9 @@ class ReliabilityStressTest {
         private List<WeakReference<LedgerOp>> runRoundsThenClose() throws Exception {
             List<WeakReference<LedgerOp>> sample = new ArrayList<>();
             ManualTimer manualTimer = manual ? new ManualTimer() : null;
-            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            RecordingMetrics metrics = new RecordingMetrics();
             PurgatoryBuilder<LedgerOp> builder = DelayedOperationPurgatory.<LedgerOp>builder(name)
-                    .shards(16).meterRegistry(registry);
+                    .shards(16).metrics(metrics);
             if (manual) {
                 builder.timer(manualTimer).reaperEnabled(false);
             }
@@ -118,7 +117,7 @@ class ReliabilityStressTest {
                 sample.addAll(runRound(purgatory, manualTimer, clock, round++));
             } while (System.nanoTime() - start < budgetNanos || round < 2);
             rounds = round;
-            assertThat(registry.get("purgatory.operations").tag("outcome", "expired").timer().count())
+            assertThat(metrics.of(purgatory.name()).count(Outcome.EXPIRED))
                     .isEqualTo(settledTotals.get(Outcome.EXPIRED));
 
             purgatory.close();

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
@@ -114,9 +113,9 @@ class SeamDefectsTest {
     @Test
     void timeInPurgatory_eightyMinuteWait_isRecordedAsEightyMinutes() {
         ManualClock clock = new ManualClock();
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        RecordingMetrics metrics = new RecordingMetrics();
         DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("long-wait")
-                .timerEnabled(false).reaperEnabled(false).clock(clock).meterRegistry(registry).build();
+                .timerEnabled(false).reaperEnabled(false).clock(clock).metrics(metrics).build();
         HookOp shortDelay = new HookOp(1_000); // never expires here: no timer
         HookOp longDelay = new HookOp(TimeUnit.DAYS.toMillis(2));
         p.tryCompleteElseWatch(shortDelay, List.of("k"));
@@ -127,12 +126,12 @@ class SeamDefectsTest {
         clock.advance(TimeUnit.DAYS.toMinutes(60), TimeUnit.MINUTES);
         longDelay.forceComplete();
 
-        io.micrometer.core.instrument.Timer completed = registry.get("purgatory.operations")
-                .tag("outcome", "completed").timer();
-        assertThat(completed.count()).isEqualTo(2);
-        assertThat(completed.max(TimeUnit.MINUTES)).isEqualTo((double) (80 + TimeUnit.DAYS.toMinutes(60)));
-        assertThat(completed.totalTime(TimeUnit.MINUTES))
-                .isEqualTo((double) (80 + 80 + TimeUnit.DAYS.toMinutes(60)));
+        RecordingMetrics.Recorder recorded = metrics.of("long-wait");
+        assertThat(recorded.count(Outcome.COMPLETED)).isEqualTo(2);
+        assertThat(TimeUnit.NANOSECONDS.toMinutes(recorded.maxNanos(Outcome.COMPLETED)))
+                .isEqualTo(80 + TimeUnit.DAYS.toMinutes(60));
+        assertThat(TimeUnit.NANOSECONDS.toMinutes(recorded.totalNanos(Outcome.COMPLETED)))
+                .isEqualTo(80 + 80 + TimeUnit.DAYS.toMinutes(60));
         p.close();
     }
 

@@ -6,6 +6,7 @@ import io.purgatory.PurgatoryBuilder;
 import io.purgatory.examples.DelayedFetch.FetchPartitionData;
 import io.purgatory.examples.DelayedProduce.PartitionResponse;
 import io.purgatory.examples.DelayedProduce.PartitionStatus;
+import io.purgatory.micrometer.MicrometerMetrics;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
@@ -72,8 +73,8 @@ public final class ReplicaManager implements AutoCloseable {
     /** A replica manager on real time whose purgatories report to {@code registry}. */
     public static ReplicaManager create(Config config, MeterRegistry registry) {
         return new ReplicaManager(config, Clock.system(),
-                DelayedOperationPurgatory.builder("produce").meterRegistry(registry),
-                DelayedOperationPurgatory.builder("fetch").meterRegistry(registry));
+                DelayedOperationPurgatory.builder("produce").metrics(MicrometerMetrics.of(registry)),
+                DelayedOperationPurgatory.builder("fetch").metrics(MicrometerMetrics.of(registry)));
     }
 
     /** A deterministic replica manager: time moves only with {@code timer.advanceClock(ms)}. */

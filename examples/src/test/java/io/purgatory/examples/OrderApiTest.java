@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.purgatory.KeyedWaits;
+import io.purgatory.micrometer.MicrometerMetrics;
 import io.purgatory.timer.DaemonThreads;
 import java.io.IOException;
 import java.net.URI;
@@ -28,7 +29,8 @@ class OrderApiTest {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ReplicaManager replicas = ReplicaManager.create(new ReplicaManager.Config(3, 2, 60_000), registry);
     private final OrderPayments payments =
-            new OrderPayments(KeyedWaits.builder("orders").meterRegistry(registry), Duration.ofSeconds(30));
+            new OrderPayments(KeyedWaits.builder("orders").metrics(MicrometerMetrics.of(registry)),
+                    Duration.ofSeconds(30));
     private final ExecutorService executor = Executors.newFixedThreadPool(4, DaemonThreads.factory("test-http"));
     private final HttpClient client = HttpClient.newBuilder().executor(executor).build();
     private HttpServer server;

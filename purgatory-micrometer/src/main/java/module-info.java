@@ -1,0 +1,13 @@
+/**
+ * Binds purgatories and keyed waits to a Micrometer {@code MeterRegistry}: the package
+ * {@link io.purgatory.micrometer}. Requires {@code io.purgatory} and Micrometer, and reads both
+ * for its users (its public signatures use their types).
+ */
+module io.purgatory.micrometer {
+    requires transitive io.purgatory;
+    // micrometer-core has no module descriptor: "micrometer.core" is the Automatic-Module-Name
+    // in its manifest.
+    requires transitive micrometer.core;
+
+    exports io.purgatory.micrometer;
+}

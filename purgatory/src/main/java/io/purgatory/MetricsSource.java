@@ -1,0 +1,106 @@
+package io.purgatory;
+
+import io.purgatory.OperationErrorHandler.Callback;
+
+/**
+ * The live readings of one purgatory (or of one {@link KeyedWaits}), for a
+ * {@link MetricsRecorderFactory} to publish as gauges and counters. Each read is O(1) and
+ * allocates nothing; reads made one after another under load may be mutually inconsistent, as in
+ * {@link PurgatoryStats}. Counters only grow; gauges are never negative.
+ */
+public final class MetricsSource {
+
+    private final String name;
+    private final PurgatoryCounters counters;
+    private final EventRetention<?> retention;
+
+    MetricsSource(String name, PurgatoryCounters counters, EventRetention<?> retention) {
+        this.name = name;
+        this.counters = counters;
+        this.retention = retention;
+    }
+
+    /** The purgatory's name: the one tag its metrics carry. Never a key. */
+    public String name() {
+        return name;
+    }
+
+    /** Operations watched and not yet settled (a gauge). */
+    public long pending() {
+        return PurgatoryCounters.toInt(counters.pending());
+    }
+
+    /** Watch entries: a pending operation counts once per key (a gauge). */
+    public long watched() {
+        return PurgatoryCounters.toInt(counters.entries());
+    }
+
+    /** Keys with at least one pending operation (a gauge). */
+    public long keys() {
+        return PurgatoryCounters.toInt(counters.keys());
+    }
+
+    /** Operations completed after they were watched. */
+    public long completed() {
+        return counters.completedWatched();
+    }
+
+    /**
+     * Operations completed by the try made when they were submitted, before they were ever
+     * watched: waits whose event had already happened. Adding it to {@link #completed()} gives
+     * every completion.
+     */
+    public long completedAtOnce() {
+        return counters.completedAtOnce();
+    }
+
+    /** Operations expired. */
+    public long expired() {
+        return counters.settled(Outcome.EXPIRED);
+    }
+
+    /** Operations cancelled. */
+    public long cancelled() {
+        return counters.settled(Outcome.CANCELLED);
+    }
+
+    /** Calls of {@code callback} that threw. */
+    public long callbackErrors(Callback callback) {
+        return counters.callbackErrors(callback);
+    }
+
+    /** Submissions refused because the purgatory was full. */
+    public long rejected() {
+        return counters.rejectedCount();
+    }
+
+    /** Purges of watch lists run by the reaper. */
+    public long purges() {
+        return counters.purgeCount();
+    }
+
+    /** Expirations the expiration executor refused; they ran on the timer's thread (see {@link PurgatoryStats}). */
+    public long expirationsRefused() {
+        return counters.expirationsRefusedCount();
+    }
+
+    /** Whether this is a {@link KeyedWaits} that retains early events: the three reads below are then live. */
+    public boolean retainsEvents() {
+        return retention != null;
+    }
+
+    /** Early events retained now (a gauge); 0 without retention. */
+    public long eventsRetained() {
+        return retention == null ? 0 : retention.size();
+    }
+
+    /** Waits answered at registration by a retained event; 0 without retention. */
+    public long eventsRetainedHits() {
+        return retention == null ? 0 : retention.hitCount();
+    }
+
+    /** Retained events dropped before their window ended, for capacity; 0 without retention. */
+    public long eventsEvicted() {
+        return retention == null ? 0 : retention.evictedCount();
+    }
+}
