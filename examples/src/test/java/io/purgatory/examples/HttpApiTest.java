@@ -106,7 +106,8 @@ class HttpApiTest {
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"error\":\"REQUEST_TIMED_OUT\"");
-        assertThat(replicas.produceExpirations()).isEqualTo(1);
+        // onComplete answered; onExpiration, which counts, runs after it on the expiration thread
+        Eventually.await("the expiration counted", () -> replicas.produceExpirations() == 1);
     }
 
     @Test
