@@ -7,13 +7,16 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -93,18 +96,33 @@ class DashboardBrowserTest {
                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
                 "--user-data-dir=" + profile, "--virtual-time-budget=4000"));
         command.addAll(args);
-        Process process = new ProcessBuilder(command).redirectErrorStream(false).start();
-        process.getOutputStream().close();
-        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-        Thread drainErr = new Thread(() -> drain(process.getErrorStream(), new ByteArrayOutputStream()));
-        drainErr.setDaemon(true);
-        drainErr.start();
-        drain(process.getInputStream(), stdout);
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError("chromium did not finish within 60 s");
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(false).start();
+            process.getOutputStream().close();
+            ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+            Thread drainErr = new Thread(() -> drain(process.getErrorStream(), new ByteArrayOutputStream()));
+            drainErr.setDaemon(true);
+            drainErr.start();
+            drain(process.getInputStream(), stdout);
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("chromium did not finish within 60 s");
+            }
+            return stdout.toString(java.nio.charset.StandardCharsets.UTF_8);
+        } finally {
+            deleteTree(profile);
         }
-        return stdout.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Best effort: a helper process chromium left behind may still write there. */
+    private static void deleteTree(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException | UncheckedIOException leftBehind) {
+            // a temporary directory; the system's cleanup takes it
+        }
     }
 
     private static void drain(InputStream in, ByteArrayOutputStream out) {
