@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  * The simulated cluster around the broker, and its clients: followers replicating with a lag
  * (follower 2 stalls now and then, so it leaves the in-sync set and produce requests wait or time
  * out), leadership moving away from one partition and back, producer clients (acks=all),
- * consumer clients long-polling, and orders waiting for payment events. All threads are daemons.
+ * consumer clients long-polling, and orders waiting for payment events (one customer in ten
+ * leaves before the answer: that wait is cancelled). All threads are daemons.
  */
 @SuppressWarnings("FutureReturnValueIgnored") // the demo's scheduled tasks and awaits are fire-and-forget
 final class DemoLoad implements AutoCloseable {
@@ -99,7 +101,11 @@ final class DemoLoad implements AutoCloseable {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         String orderId = "order-" + random.nextLong(1L << 40);
         stats.orders.increment();
-        payments.awaitPayment(orderId, Duration.ofSeconds(2)); // a timeout fails the future: nothing to do here
+        // a timeout fails the future: nothing to do here
+        CompletableFuture<Payment> wait = payments.awaitPayment(orderId, Duration.ofSeconds(2));
+        if (random.nextInt(10) == 0) { // one customer in ten leaves the page: the wait's future is cancelled
+            cluster.schedule(() -> wait.cancel(false), random.nextInt(2_000), TimeUnit.MILLISECONDS);
+        }
         if (random.nextInt(4) != 0) { // one order in four is never paid
             long amountCents = random.nextLong(100, 100_000);
             cluster.schedule(() -> payments.onPayment(new Payment(orderId, amountCents, Instant.now())),

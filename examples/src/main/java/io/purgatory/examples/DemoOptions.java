@@ -40,7 +40,7 @@ record DemoOptions(int durationSeconds, int port, int produceRate, int producers
                 continue;
             }
             if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("option " + name + " needs a value\n" + USAGE);
+                throw new IllegalArgumentException("option " + name + " needs a value");
             }
             String value = args[++i];
             switch (name) {
@@ -54,7 +54,7 @@ record DemoOptions(int durationSeconds, int port, int produceRate, int producers
                 case "--follower-lag-ms" -> lag = intValue(name, value, 0);
                 case "--stall-every-s" -> stallEvery = intValue(name, value, 0);
                 case "--stall-s" -> stall = intValue(name, value, 0);
-                default -> throw new IllegalArgumentException("unknown option: " + name + "\n" + USAGE);
+                default -> throw new IllegalArgumentException("unknown option: " + name);
             }
         }
         if (port > 65535) {

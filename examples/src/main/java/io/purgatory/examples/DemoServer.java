@@ -15,16 +15,25 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The demo: a simulated broker with producer and consumer clients, served on 127.0.0.1 with a
- * live dashboard, for a bounded time. Prints one progress line a second and a summary at the end.
- * Run it with {@code mvn -q -pl examples -am compile exec:java} (options: {@code -Dexec.args="--help"}).
+ * live dashboard, for a bounded time or until stopped. Prints one progress line a second, and at
+ * the end (or on SIGTERM) a summary, then closes its purgatories. Run it with
+ * {@code mvn -q -pl examples -am compile exec:java} (options: {@code -Dexec.args="--help"}).
  */
 public final class DemoServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DemoServer.class);
 
     private final DemoOptions options;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -33,8 +42,13 @@ public final class DemoServer implements AutoCloseable {
     private final DemoStats stats;
     private final DemoLoad load;
     private final ExecutorService httpThreads = Executors.newFixedThreadPool(4, DaemonThreads.factory("demo-http"));
+    private final ScheduledExecutorService sampler =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.factory("demo-history"));
+    private final DemoHistory history;
+    private final Map<String, Long> expiredBeforeClose = new ConcurrentHashMap<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private HttpServer server;
-    private final java.util.Map<String, Long> expiredBeforeClose = new java.util.concurrent.ConcurrentHashMap<>();
+    private boolean finished; // guarded by this
 
     DemoServer(DemoOptions options) {
         this.options = options;
@@ -48,26 +62,73 @@ public final class DemoServer implements AutoCloseable {
         this.stats = new DemoStats(registry, replicaManager, List.of(replicaManager.producePurgatory()::stats,
                 replicaManager.fetchPurgatory()::stats, payments::stats));
         this.load = new DemoLoad(options, replicaManager, payments, stats);
+        this.history = new DemoHistory(stats, System.nanoTime());
     }
 
-    public static void main(String[] args) throws Exception {
+    /** Runs the demo; exits with status 2 on bad options, 1 if it cannot listen on its port. */
+    public static void main(String[] args) throws InterruptedException {
+        int status = launch(System.out, System.err, args);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /**
+     * Parses {@code args} and runs the demo for its duration, or until the JVM is asked to stop
+     * (SIGTERM, Ctrl-C): either way it prints the summary and closes the purgatories. Returns the
+     * exit status: 0, 2 for bad options (usage on {@code err}), 1 if the port is taken.
+     */
+    static int launch(PrintStream out, PrintStream err, String... args) throws InterruptedException {
         DemoOptions options;
         try {
             options = DemoOptions.parse(args);
         } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            return;
+            err.println(e.getMessage());
+            err.print(DemoOptions.USAGE);
+            return 2;
         }
         if (options.help()) {
-            System.out.print(DemoOptions.USAGE);
+            out.print(DemoOptions.USAGE);
+            return 0;
+        }
+        HttpApi.allowLongQueries();
+        DemoServer demo = new DemoServer(options);
+        try {
+            demo.start();
+        } catch (IOException e) {
+            err.println("cannot serve on 127.0.0.1:" + options.port() + ": " + e);
+            demo.close();
+            return 1;
+        }
+        Thread onStop = new Thread(() -> demo.finish(out), "demo-shutdown");
+        Runtime.getRuntime().addShutdownHook(onStop);
+        demo.run(out);
+        demo.finish(out);
+        try {
+            Runtime.getRuntime().removeShutdownHook(onStop);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook has run or is running: finish() has printed once
+        }
+        return 0;
+    }
+
+    /**
+     * Ends the demo once, whoever calls first (the end of {@link #run}, or the shutdown hook on
+     * SIGTERM): stops the load, prints the summary, closes the purgatories (their close policy
+     * answers what is pending) and prints what became of it. A second call returns once the first
+     * has printed everything.
+     */
+    synchronized void finish(PrintStream out) {
+        if (finished) {
             return;
         }
-        DemoServer demo = new DemoServer(options);
-        try (demo) {
-            demo.start();
-            demo.run(System.out);
-        }
-        System.out.println(demo.closingNote());
+        finished = true;
+        load.close();
+        out.println();
+        out.print(summary());
+        close();
+        out.println(closingNote());
+        out.flush();
     }
 
     /** After close(): what became of the operations still pending (the close policy expires them). */
@@ -82,14 +143,24 @@ public final class DemoServer implements AutoCloseable {
                 + " got its answer; %d pending now", settledAtClose, pendingNow);
     }
 
-    /** Starts serving and the load; returns the port. */
+    /** Starts serving, the load and the history's sampling; returns the port. */
+    @SuppressWarnings("FutureReturnValueIgnored") // sampleHistory throws nothing; shutdownNow() ends it
     int start() throws IOException {
-        server = new HttpApi(replicaManager, payments, registry, stats).start(options.port(), httpThreads);
+        server = new HttpApi(replicaManager, payments, registry, stats, history).start(options.port(), httpThreads);
         load.start();
+        sampler.scheduleAtFixedRate(this::sampleHistory, 1, 1, TimeUnit.SECONDS);
         return server.getAddress().getPort();
     }
 
-    /** Prints progress each second for the configured duration, then the summary. */
+    private void sampleHistory() {
+        try {
+            history.sample(System.nanoTime());
+        } catch (RuntimeException e) { // a periodic task that throws is never run again: log and go on
+            LOG.warn("history sample failed", e);
+        }
+    }
+
+    /** Prints progress each second for the configured duration, or until {@link #finish} has run. */
     void run(PrintStream out) throws InterruptedException {
         int port = server.getAddress().getPort();
         out.printf("purgatory demo: dashboard http://127.0.0.1:%d/  (Prometheus: /metrics, JSON: /api/stats)%n", port);
@@ -109,13 +180,15 @@ public final class DemoServer implements AutoCloseable {
             }
             long produce = stats.produceRequests.sum();
             long fetch = stats.fetchRequests.sum();
-            out.println(progressLine(second, produce - lastProduce, fetch - lastFetch));
+            synchronized (this) { // no progress line after (or amid) finish()'s summary
+                if (finished) {
+                    return;
+                }
+                out.println(progressLine(second, produce - lastProduce, fetch - lastFetch));
+            }
             lastProduce = produce;
             lastFetch = fetch;
         }
-        load.close();
-        out.println();
-        out.print(summary());
     }
 
     String progressLine(int second, long producePerSecond, long fetchPerSecond) {
@@ -135,11 +208,12 @@ public final class DemoServer implements AutoCloseable {
 
     String summary() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-9s %10s %10s %10s %9s %9s %7s %9s %9s %9s%n", "purgatory",
-                "completed", "at once", "expired", "cancelled", "errors", "pending", "p50", "p99", "max"));
+        sb.append(String.format(Locale.ROOT, "%-9s %10s %10s %10s %9s %9s %9s %7s %9s %9s %9s%n", "purgatory",
+                "completed", "at once", "expired", "cancelled", "errors", "rejected", "pending", "p50", "p99", "max"));
         for (PurgatoryStats s : stats.purgatories()) {
-            sb.append(String.format(Locale.ROOT, "%-9s %10d %10d %10d %9d %9d %7d %9s %9s %9s%n", s.name(),
-                    s.completed(), s.completedAtOnce(), s.expired(), s.cancelled(), s.callbackErrors(), s.pending(),
+            sb.append(String.format(Locale.ROOT, "%-9s %10d %10d %10d %9d %9d %9d %7d %9s %9s %9s%n", s.name(),
+                    s.completed(), s.completedAtOnce(), s.expired(), s.cancelled(), s.callbackErrors(), s.rejected(),
+                    s.pending(),
                     millis(stats.percentileMs(s.name(), "completed", 0.5)),
                     millis(stats.percentileMs(s.name(), "completed", 0.99)),
                     millis(stats.maxMs(s.name(), "completed"))));
@@ -174,9 +248,22 @@ public final class DemoServer implements AutoCloseable {
         return registry;
     }
 
-    /** Stops the load and the server, then closes the purgatories: pending requests get their answers. */
+    DemoHistory history() {
+        return history;
+    }
+
+    /** The server, once started (tests add pages to it). */
+    HttpServer httpServer() {
+        return server;
+    }
+
+    /** Stops the load and the server, then closes the purgatories: pending requests get their answers. Idempotent. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        sampler.shutdownNow();
         load.close();
         for (PurgatoryStats s : stats.purgatories()) {
             expiredBeforeClose.put(s.name(), s.expired());

@@ -56,6 +56,18 @@ final class DemoStats {
         return timer == null ? Double.NaN : timer.max(TimeUnit.MILLISECONDS);
     }
 
+    /** How late after their deadlines a purgatory's operations expired, in total so far. */
+    record Lateness(long count, double totalMs, double maxMs) {
+        static final Lateness NONE = new Lateness(0, 0, Double.NaN);
+    }
+
+    /** The purgatory's {@code purgatory.expiration.lateness} timer, read; {@link Lateness#NONE} if it has none. */
+    Lateness lateness(String purgatory) {
+        Timer timer = registry.find("purgatory.expiration.lateness").tags("purgatory", purgatory).timer();
+        return timer == null ? Lateness.NONE : new Lateness(timer.count(), timer.totalTime(TimeUnit.MILLISECONDS),
+                timer.max(TimeUnit.MILLISECONDS));
+    }
+
     String toJson() {
         Json json = new Json().beginObject()
                 .field("uptimeMs", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos))
@@ -75,6 +87,7 @@ final class DemoStats {
                     .field("callbackErrors", s.callbackErrors())
                     .field("rejected", s.rejected())
                     .field("p99Ms", percentileMs(s.name(), "completed", 0.99))
+                    .field("latenessMaxMs", lateness(s.name()).maxMs())
                     .endObject();
         }
         json.endArray().beginArray("partitions");

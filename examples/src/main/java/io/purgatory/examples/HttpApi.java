@@ -23,25 +23,43 @@ import org.slf4j.LoggerFactory;
  * The demo's HTTP endpoints on 127.0.0.1: {@code POST /produce} and {@code GET /fetch} (answered
  * from the purgatories' callbacks), the order-payment long poll {@code GET /orders/{id}/wait} and
  * {@code POST /orders/{id}/paid} ({@link OrderApi}), {@code GET /metrics} (Prometheus text),
- * {@code GET /api/stats} (JSON) and {@code GET /} (the dashboard). Bad parameters get 400 with a
- * message naming them.
+ * {@code GET /api/stats} (JSON), {@code GET /api/history?after=} (the dashboard's last two minutes,
+ * {@link DemoHistory}) and {@code GET /} (the dashboard). Every error is JSON with a status: bad
+ * parameters 400 naming them, an unknown partition 404, a payload over {@link #MAX_PAYLOAD_BYTES}
+ * or a body over {@link #MAX_BODY_BYTES} 413.
  */
 final class HttpApi {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
     static final long MAX_WAIT_LIMIT_MS = 60_000;
+    /** The largest record a produce takes, as Kafka's default {@code message.max.bytes} (about 1 MiB). */
+    static final int MAX_PAYLOAD_BYTES = 1 << 20;
+    /** The largest request body read: a form carrying a payload of the maximum size, URL-encoded. */
+    static final int MAX_BODY_BYTES = 4 << 20;
+    /** A refused body is read to its end up to this size, so that the client reads its 413; beyond, it closes. */
+    private static final long MAX_DRAIN_BYTES = 64L << 20;
+    /**
+     * The JDK's server closes the connection without an answer when a request line and headers pass
+     * this property's value (384 KiB by default), so a payload sent in the query would never get its
+     * 413. The property is read once, when the first server starts.
+     */
+    static final String MAX_REQUEST_HEADER_PROPERTY = "sun.net.httpserver.maxReqHeaderSize";
+    static final int MAX_REQUEST_HEADER_BYTES = 8 << 20;
 
     private final ReplicaManager replicaManager;
     private final OrderApi orders;
     private final PrometheusMeterRegistry registry;
     private final DemoStats stats;
+    private final DemoHistory history;
     private final byte[] dashboard;
 
-    HttpApi(ReplicaManager replicaManager, OrderPayments payments, PrometheusMeterRegistry registry, DemoStats stats) {
+    HttpApi(ReplicaManager replicaManager, OrderPayments payments, PrometheusMeterRegistry registry, DemoStats stats,
+            DemoHistory history) {
         this.replicaManager = replicaManager;
         this.orders = new OrderApi(payments);
         this.registry = registry;
         this.stats = stats;
+        this.history = history;
         try (InputStream in = HttpApi.class.getResourceAsStream("dashboard.html")) {
             if (in == null) {
                 throw new IllegalStateException("dashboard.html missing from the classpath");
@@ -49,6 +67,17 @@ final class HttpApi {
             this.dashboard = in.readAllBytes();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Lets queries up to {@link #MAX_REQUEST_HEADER_BYTES} reach the handlers, unless the property is
+     * set already; effective only before the JVM's first {@code HttpServer} starts (the demo's main
+     * calls it first; the tests set the property in the surefire configuration).
+     */
+    static void allowLongQueries() {
+        if (System.getProperty(MAX_REQUEST_HEADER_PROPERTY) == null) {
+            System.setProperty(MAX_REQUEST_HEADER_PROPERTY, Integer.toString(MAX_REQUEST_HEADER_BYTES));
         }
     }
 
@@ -63,6 +92,8 @@ final class HttpApi {
                 respond(e, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape())));
         server.createContext("/api/stats", exchange -> handle(exchange, "GET", e ->
                 respond(e, 200, "application/json", stats.toJson())));
+        server.createContext("/api/history", exchange -> handle(exchange, "GET", e -> respond(e, 200,
+                "application/json", history.toJson(longParam(params(e), "after", -1, -1, Long.MAX_VALUE)))));
         server.createContext("/", exchange -> handle(exchange, "GET", this::dashboard));
         server.setExecutor(executor);
         server.start();
@@ -74,7 +105,23 @@ final class HttpApi {
         void handle(HttpExchange exchange) throws IOException;
     }
 
-    /** Runs {@code handler} for {@code method}, else 405; its IllegalArgumentException is a 400, other failures 500. */
+    /** A request refused with an HTTP status and an error code (a bad parameter is an IllegalArgumentException). */
+    static final class Refusal extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final int status;
+        final String code;
+
+        Refusal(int status, String code, String message) {
+            super(message, null, false, false);
+            this.status = status;
+            this.code = code;
+        }
+    }
+
+    /**
+     * Runs {@code handler} for {@code method}, else 405; a {@link Refusal} answers its status, an
+     * IllegalArgumentException 400, other failures 500.
+     */
     static void handle(HttpExchange exchange, String method, Handler handler) throws IOException {
         try {
             if (!exchange.getRequestMethod().equals(method)) {
@@ -83,6 +130,8 @@ final class HttpApi {
                 return;
             }
             handler.handle(exchange);
+        } catch (Refusal refused) {
+            respond(exchange, refused.status, "application/json", error(refused.code, refused.getMessage()));
         } catch (IllegalArgumentException bad) {
             respond(exchange, 400, "application/json", error("BAD_REQUEST", bad.getMessage()));
         } catch (RuntimeException | IOException failure) {
@@ -100,8 +149,14 @@ final class HttpApi {
         if (payload == null || payload.isEmpty()) {
             throw new IllegalArgumentException("parameter 'payload' is required and must not be empty");
         }
+        byte[] record = payload.getBytes(StandardCharsets.UTF_8);
+        if (record.length > MAX_PAYLOAD_BYTES) {
+            throw new Refusal(413, "PAYLOAD_TOO_LARGE", "parameter 'payload' is " + record.length
+                    + " bytes; a record holds at most " + MAX_PAYLOAD_BYTES);
+        }
+        requireKnown(tp);
         stats.produceRequests.increment();
-        replicaManager.appendRecords(timeoutMs, acks, Map.of(tp, payload.getBytes(StandardCharsets.UTF_8)),
+        replicaManager.appendRecords(timeoutMs, acks, Map.of(tp, record),
                 responses -> {
                     PartitionResponse r = responses.get(tp);
                     respondQuietly(exchange, 200, new Json().beginObject()
@@ -121,6 +176,7 @@ final class HttpApi {
         int minBytes = (int) longParam(params, "minBytes", 1, 0, Integer.MAX_VALUE);
         long maxWaitMs = longParam(params, "maxWaitMs", 500, 0, MAX_WAIT_LIMIT_MS);
         int maxBytes = (int) longParam(params, "maxBytes", 1 << 20, 1, 64 << 20);
+        requireKnown(tp);
         stats.fetchRequests.increment();
         replicaManager.fetchMessages(maxWaitMs, minBytes, maxBytes, Map.of(tp, offset), data -> {
             FetchPartitionData d = data.get(tp);
@@ -145,17 +201,47 @@ final class HttpApi {
         respond(exchange, 200, "text/html; charset=utf-8", dashboard);
     }
 
+    /** A 404 for a partition this broker does not have (Kafka answers UNKNOWN_TOPIC_OR_PARTITION in a 200). */
+    private void requireKnown(TopicPartition tp) {
+        if (!replicaManager.hasPartition(tp)) {
+            throw new Refusal(404, Errors.UNKNOWN_TOPIC_OR_PARTITION.name(), "unknown partition: " + tp);
+        }
+    }
+
     // ---- parameters ----
 
-    /** Query-string parameters, plus a form-encoded body's (the body wins). */
+    /** Query-string parameters, plus a form-encoded body's (the body wins). Reads the body: see {@link #body}. */
     static Map<String, String> params(HttpExchange exchange) throws IOException {
         Map<String, String> params = new HashMap<>();
         parseInto(exchange.getRequestURI().getRawQuery(), params);
+        byte[] body = body(exchange);
         String type = exchange.getRequestHeaders().getFirst("Content-Type");
         if (type != null && type.startsWith("application/x-www-form-urlencoded")) {
-            parseInto(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8), params);
+            parseInto(new String(body, StandardCharsets.UTF_8), params);
         }
         return params;
+    }
+
+    /**
+     * The request body, at most {@link #MAX_BODY_BYTES}; a longer one is a 413 {@link Refusal}. Its
+     * rest is read and dropped first (up to {@link #MAX_DRAIN_BYTES}), because a server that answers
+     * before the client has sent everything and then closes makes the client's TCP stack reset the
+     * connection, and the client never reads the answer.
+     */
+    static byte[] body(HttpExchange exchange) throws IOException {
+        InputStream in = exchange.getRequestBody();
+        byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+        if (body.length <= MAX_BODY_BYTES) {
+            return body;
+        }
+        long dropped = body.length;
+        byte[] buffer = new byte[64 * 1024];
+        int n = 0;
+        while (dropped <= MAX_DRAIN_BYTES && n >= 0) {
+            n = in.read(buffer);
+            dropped += Math.max(n, 0);
+        }
+        throw new Refusal(413, "PAYLOAD_TOO_LARGE", "the request body is over " + MAX_BODY_BYTES + " bytes");
     }
 
     private static void parseInto(String encoded, Map<String, String> params) {

@@ -215,6 +215,11 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
+    /** Whether this broker has {@code tp} (led here or not). */
+    public boolean hasPartition(TopicPartition tp) {
+        return partitions.containsKey(tp);
+    }
+
     /** The partition, or an exception naming it if it does not exist. */
     public Partition partition(TopicPartition tp) {
         Partition p = partitions.get(tp);

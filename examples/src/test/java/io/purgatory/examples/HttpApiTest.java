@@ -31,6 +31,7 @@ class HttpApiTest {
     private final ExecutorService executor = Executors.newFixedThreadPool(4, DaemonThreads.factory("test-http"));
     private final HttpClient client = HttpClient.newBuilder().executor(executor).build();
     private HttpServer server;
+    private DemoHistory history;
     private String base;
 
     @BeforeEach
@@ -38,7 +39,8 @@ class HttpApiTest {
         replicas.createTopic("demo", 2);
         DemoStats stats = new DemoStats(registry, replicas,
                 List.of(replicas.producePurgatory()::stats, replicas.fetchPurgatory()::stats));
-        server = new HttpApi(replicas, payments, registry, stats).start(0, executor);
+        history = new DemoHistory(stats, 0);
+        server = new HttpApi(replicas, payments, registry, stats, history).start(0, executor);
         base = "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
@@ -53,6 +55,12 @@ class HttpApiTest {
     private CompletableFuture<HttpResponse<String>> post(String pathAndQuery) {
         return client.sendAsync(HttpRequest.newBuilder(URI.create(base + pathAndQuery))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private CompletableFuture<HttpResponse<String>> postForm(String path, String form) {
+        return client.sendAsync(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private CompletableFuture<HttpResponse<String>> get(String pathAndQuery) {
@@ -106,7 +114,8 @@ class HttpApiTest {
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"error\":\"REQUEST_TIMED_OUT\"");
-        assertThat(replicas.produceExpirations()).isEqualTo(1);
+        // onComplete answered; onExpiration, which counts, runs after it on the expiration thread
+        Eventually.await("the expiration counted", () -> replicas.produceExpirations() == 1);
     }
 
     @Test
@@ -134,14 +143,75 @@ class HttpApiTest {
     }
 
     @Test
+    void produce_payloadOverTheLimit_gets413InTheQueryAndInAFormBody_andTheServerGoesOn() throws Exception {
+        assertThat(System.getProperty(HttpApi.MAX_REQUEST_HEADER_PROPERTY)).as("set by surefire, as by the demo's main")
+                .isEqualTo(String.valueOf(HttpApi.MAX_REQUEST_HEADER_BYTES));
+        String tooLarge = "x".repeat(HttpApi.MAX_PAYLOAD_BYTES + 1);
+        String largest = "x".repeat(HttpApi.MAX_PAYLOAD_BYTES);
+
+        assertTooLarge(post("/produce?partition=0&acks=1&payload=" + tooLarge), "payload", "1048577");
+        assertTooLarge(postForm("/produce", "partition=0&acks=1&payload=" + tooLarge), "payload", "1048577");
+        assertTooLarge(postForm("/produce", "partition=0&acks=1&payload=" + "x".repeat(HttpApi.MAX_BODY_BYTES + 1)),
+                "body", String.valueOf(HttpApi.MAX_BODY_BYTES));
+        assertTooLarge(postForm("/produce", "partition=0&acks=1&payload=" + "x".repeat(3 * HttpApi.MAX_BODY_BYTES)),
+                "body");
+        assertThat(replicas.partition(new TopicPartition("demo", 0)).logEndOffset()).isZero();
+
+        HttpResponse<String> atTheLimit = done(postForm("/produce", "partition=0&acks=1&payload=" + largest));
+        assertThat(atTheLimit.statusCode()).isEqualTo(200);
+        assertThat(atTheLimit.body()).contains("\"error\":\"NONE\"", "\"offset\":0");
+    }
+
+    @Test
+    void produceAndFetch_unknownPartitionOrTopic_get404NamingIt() throws Exception {
+        assertNotFound(post("/produce?partition=7&payload=x&acks=1"), "demo-7");
+        assertNotFound(post("/produce?topic=nope&partition=0&payload=x&acks=1"), "nope-0");
+        assertNotFound(get("/fetch?partition=7&offset=0&maxWaitMs=60000"), "demo-7");
+        assertThat(replicas.fetchPurgatory().numDelayed()).isZero();
+    }
+
+    @Test
+    void history_afterSamples_servesThemOldestFirst_andAfterASeqOnlyTheNewerOnes() throws Exception {
+        assertThat(done(get("/api/history")).body()).startsWith("{\"capacity\":120,\"intervalMs\":1000,"
+                + "\"latestSeq\":-1,\"samples\":[]");
+        done(post("/produce?partition=0&payload=a&acks=1"));
+        for (int second = 1; second <= 3; second++) {
+            history.sample(TimeUnit.SECONDS.toNanos(second));
+        }
+
+        HttpResponse<String> all = done(get("/api/history"));
+        assertThat(all.statusCode()).isEqualTo(200);
+        assertThat(all.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(all.body()).contains("\"latestSeq\":2", "{\"seq\":0,\"uptimeMs\":1000,",
+                "{\"seq\":1,\"uptimeMs\":2000,", "{\"seq\":2,\"uptimeMs\":3000,", "{\"name\":\"produce\",");
+        assertThat(done(get("/api/history?after=1")).body()).contains("{\"seq\":2,")
+                .doesNotContain("{\"seq\":1,", "{\"seq\":0,");
+        assertBadRequest(get("/api/history?after=x"), "after", "x");
+    }
+
+    @Test
     void dashboard_isSelfContained() throws Exception {
         HttpResponse<String> page = done(get("/"));
 
         assertThat(page.statusCode()).isEqualTo(200);
         assertThat(page.headers().firstValue("Content-Type"))
                 .hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
-        assertThat(page.body()).contains("<canvas", "/api/stats")
+        assertThat(page.body()).contains("<canvas", "/api/stats", "/api/history")
                 .doesNotContain("src=\"http", "href=\"http", "@import");
+    }
+
+    private static void assertTooLarge(CompletableFuture<HttpResponse<String>> request, String... mentions)
+            throws Exception {
+        HttpResponse<String> response = done(request);
+        assertThat(response.statusCode()).isEqualTo(413);
+        assertThat(response.body()).contains("\"error\":\"PAYLOAD_TOO_LARGE\"").contains(mentions);
+    }
+
+    private static void assertNotFound(CompletableFuture<HttpResponse<String>> request, String partition)
+            throws Exception {
+        HttpResponse<String> response = done(request);
+        assertThat(response.statusCode()).isEqualTo(404);
+        assertThat(response.body()).contains("\"error\":\"UNKNOWN_TOPIC_OR_PARTITION\"", partition);
     }
 
     private static void assertBadRequest(CompletableFuture<HttpResponse<String>> request, String... mentions)

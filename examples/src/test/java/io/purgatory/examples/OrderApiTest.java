@@ -39,7 +39,7 @@ class OrderApiTest {
     @BeforeEach
     void start() throws IOException {
         DemoStats stats = new DemoStats(registry, replicas, List.of(payments::stats));
-        server = new HttpApi(replicas, payments, registry, stats).start(0, executor);
+        server = new HttpApi(replicas, payments, registry, stats, new DemoHistory(stats, 0)).start(0, executor);
         base = "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
