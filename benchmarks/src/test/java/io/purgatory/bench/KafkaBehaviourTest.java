@@ -68,6 +68,18 @@ class KafkaBehaviourTest {
     }
 
     @Test
+    void isCancelled_trueWheneverTheOperationHasNoTimerEntry_beforeSubmissionAndAfterCompletion() {
+        Op op = new Op(LONG_DELAY_MS);
+        assertTrue(op.isCancelled(), "never submitted");
+        purgatory.tryCompleteElseWatch(op, List.of(key("a")));
+        assertFalse(op.isCancelled());
+
+        op.forceComplete();
+
+        assertTrue(op.isCancelled(), "completed: forceComplete removed its timer entry");
+    }
+
+    @Test
     void cancelForKey_operationOnTwoKeys_staysWatchedOnTheOtherKeyAndRunsNoCallback() {
         Op op = new Op(LONG_DELAY_MS);
         purgatory.tryCompleteElseWatch(op, List.of(key("a"), key("b")));
