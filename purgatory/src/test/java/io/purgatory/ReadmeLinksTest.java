@@ -12,13 +12,15 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every link in README.md resolves inside the repository: a relative path to a file or directory
- * that exists, and a {@code #fragment} to a heading of the file it names (GitHub's anchors). A
- * link to anywhere else (http, https, mailto; a bare URL, which GitHub turns into a link) fails.
+ * Every link in README.md and in the pages of docs/ resolves inside the repository: a relative
+ * path to a file or directory that exists, and a {@code #fragment} to a heading of the file it
+ * names (GitHub's anchors). A link to anywhere else (http, https, mailto; a bare URL, which GitHub
+ * turns into a link) fails.
  * Fenced code blocks and code spans are not text: a URL there is not a link.
  */
 class ReadmeLinksTest {
@@ -35,10 +37,27 @@ class ReadmeLinksTest {
     @Test
     void readme_everyLink_resolvesInsideTheRepository() throws IOException {
         List<String> problems = new ArrayList<>();
-        int links = check(ROOT.resolve("README.md"), problems);
+        int links = check(ROOT.resolve("README.md"), ROOT, problems);
 
         assertThat(links).as("links found in README.md").isGreaterThan(0);
         assertThat(problems).as("links in README.md that do not resolve inside the repository").isEmpty();
+    }
+
+    @Test
+    void docs_everyLink_resolvesInsideTheRepository() throws IOException {
+        List<String> problems = new ArrayList<>();
+        List<Path> pages;
+        try (Stream<Path> files = Files.list(ROOT.resolve("docs"))) {
+            pages = files.filter(f -> f.toString().endsWith(".md")).sorted().toList();
+        }
+        for (Path page : pages) {
+            List<String> found = new ArrayList<>();
+            check(page, ROOT, found);
+            found.forEach(problem -> problems.add(page.getFileName() + ": " + problem));
+        }
+
+        assertThat(pages).as("pages in docs/").isNotEmpty();
+        assertThat(problems).as("links in docs/ that do not resolve inside the repository").isEmpty();
     }
 
     @Test
@@ -64,7 +83,7 @@ class ReadmeLinksTest {
                 """);
         List<String> problems = new ArrayList<>();
 
-        int links = check(readme, problems);
+        int links = check(readme, dir, problems);
 
         assertThat(links).isEqualTo(11);
         assertThat(problems).containsExactlyInAnyOrder(
@@ -73,8 +92,11 @@ class ReadmeLinksTest {
                 "http://example.org/auto (outside the repository)", "http://example.org/ref (outside the repository)");
     }
 
-    /** Checks the links of {@code file}; adds a line per bad link to {@code problems}; returns how many it checked. */
-    private static int check(Path file, List<String> problems) throws IOException {
+    /**
+     * Checks the links of {@code file}, a page of the repository at {@code root}; adds a line per bad
+     * link to {@code problems}; returns how many it checked.
+     */
+    private static int check(Path file, Path root, List<String> problems) throws IOException {
         String text = CODE_SPAN.matcher(FENCE.matcher(Files.readString(file)).replaceAll("")).replaceAll("");
         List<String> targets = new ArrayList<>();
         for (Pattern link : List.of(INLINE_LINK, REFERENCE_DEFINITION)) {
@@ -89,7 +111,7 @@ class ReadmeLinksTest {
             targets.add(bare.group().replaceAll("[>.,;:)]+$", ""));
         }
         for (String target : targets) {
-            String problem = problem(file, target);
+            String problem = problem(file, root, target);
             if (problem != null) {
                 problems.add(target + " (" + problem + ")");
             }
@@ -97,7 +119,7 @@ class ReadmeLinksTest {
         return targets.size();
     }
 
-    private static String problem(Path from, String target) throws IOException {
+    private static String problem(Path from, Path root, String target) throws IOException {
         if (target.isEmpty() || ABSOLUTE.matcher(target).lookingAt() || target.startsWith("//")) {
             return "outside the repository";
         }
@@ -107,7 +129,7 @@ class ReadmeLinksTest {
         if (!Files.exists(resolved)) {
             return "no such file";
         }
-        if (!resolved.toRealPath().startsWith(from.getParent().toRealPath())) {
+        if (!resolved.toRealPath().startsWith(root.toRealPath())) {
             return "outside the repository";
         }
         if (hash >= 0 && !(Files.isRegularFile(resolved) && anchors(resolved).contains(target.substring(hash + 1)))) {
