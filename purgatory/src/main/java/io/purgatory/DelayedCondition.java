@@ -20,7 +20,8 @@ import java.util.function.BooleanSupplier;
  *
  * <p>The future completes on the thread that settles the operation (a {@code checkAndComplete}
  * caller, an expiration thread, or {@code close()}); use the {@code *Async} stages to move work
- * elsewhere. The condition runs under the operation's monitor and must be quick and non-blocking;
+ * elsewhere. The condition is called on one thread at a time, never once the operation is settled,
+ * with no library lock held; it must be quick and non-blocking;
  * if it throws, it counts as "not yet" and the error goes to the purgatory's error handler.
  */
 public final class DelayedCondition extends DelayedOperation {
