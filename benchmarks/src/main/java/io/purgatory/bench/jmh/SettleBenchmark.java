@@ -23,19 +23,23 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * Issue 13 item 2: what settling one operation costs when its keys' lists are short or long. A pool
- * of {@code pending} operations (ours only) waits on the same {@code hotKeys} keys, so each hot
- * key's list holds all of them; each call picks a random one (its neighbours on the lists are then
- * cold, as when requests complete in random order), settles it, and submits a fresh operation in
- * its place, so the lists keep their length. The score is therefore settle + submit; the submit
- * appends at the (warm) tail and costs the same whatever the length, so the difference between
- * {@code pending=10} and {@code pending=100000} is the settle's.
+ * of {@code pending} operations (ours only) waits; each call picks a random one (as when requests
+ * complete in random order: the operation and its neighbours on the lists are cold), settles it,
+ * and submits a fresh operation in its place, so the lists keep their length. The score is
+ * therefore settle + submit. {@code lists} says what the operations watch:
  *
  * <ul>
- *   <li>{@code cancel}, {@code expire} (the timer's expiry, {@code run()}) and {@code forceComplete}
- *       (a completion from outside, as the perf ladder's completion thread makes);
- *   <li>{@code completeByCheck}: each operation also watches a key of its own, and a
- *       {@code checkAndComplete} of that key completes it (the check never walks a hot list).
+ *   <li>{@code hot1}: one key, the same for all, so its list holds every pending operation (each
+ *       operation is its own node there);
+ *   <li>{@code hot3}: the same three keys, as in the perf ladder (a node per key);
+ *   <li>{@code spread}: one key of {@code pending / 10}, so every list holds 10 operations:
+ *       as many pending operations as the hot rows, on short lists.
  * </ul>
+ *
+ * <p>Settled by {@code cancel}, {@code expire} (the timer's expiry, {@code run()}) and
+ * {@code forceComplete} (a completion from outside, as the perf ladder's completion thread makes);
+ * {@code completeByCheck}: each operation also watches a key of its own, and a
+ * {@code checkAndComplete} of that key completes it (the check never walks a long list).
  *
  * <p>Not part of {@code compare} (its JMH workload excludes it); run it alone:
  * {@code java -jar benchmarks.jar jmh SettleBenchmark -p pending=10,100000}.
@@ -50,19 +54,19 @@ public class SettleBenchmark {
     private static final long TIMEOUT_MS = 600_000;
 
     /**
-     * The pool of pending operations, one per benchmark thread: on the hot keys, and for
-     * {@code completeByCheck} on a key of each operation's own too.
+     * The pool of pending operations, one per benchmark thread: on the keys {@code lists} says, and
+     * for {@code completeByCheck} on a key of each operation's own too.
      */
     @State(Scope.Thread)
     public static class Pool {
 
-        /** Operations on the hot keys besides the one settled. */
+        /** Pending operations. */
         @Param({"10", "100000"})
         public int pending;
 
-        /** How many hot keys every operation watches: 1 (the operation is its own list node) or 3 (the ladder's). */
-        @Param({"1", "3"})
-        public int hotKeys;
+        /** What each operation watches: hot1, hot3 or spread (see the class comment). */
+        @Param({"hot1", "hot3", "spread"})
+        public String lists;
 
         /** Whether operations are also on the timer (the purgatory's default), or timerEnabled(false). */
         @Param({"true", "false"})
@@ -77,19 +81,35 @@ public class SettleBenchmark {
         @Setup
         public void setUp(BenchmarkParams params) {
             boolean ownKey = params.getBenchmark().endsWith(".completeByCheck");
+            int shared = switch (lists) {
+                case "hot1" -> 1;
+                case "hot3" -> 3;
+                case "spread" -> Math.max(1, pending / 10);
+                default -> throw new IllegalArgumentException("lists: " + lists);
+            };
             purgatory = DelayedOperationPurgatory.<Op>builder("jmh-settle").timerEnabled(timer).build();
-            BenchKey[] keys = BenchKey.range(hotKeys + (ownKey ? pending : 0));
-            List<BenchKey> hot = List.of(keys).subList(0, hotKeys);
+            BenchKey[] keys = BenchKey.range(shared + (ownKey ? pending : 0));
+            List<BenchKey> hot = List.of(keys).subList(0, lists.equals("spread") ? 0 : shared);
+            List<BenchKey> same = List.copyOf(hot); // one for all: a list per operation is one more cold line
             ops = new Op[pending];
             keysOf = new ArrayList<>(pending);
             ownKeys = new BenchKey[pending];
             for (int i = 0; i < pending; i++) {
                 List<BenchKey> mine = new ArrayList<>(hot);
+                if (lists.equals("spread")) {
+                    mine.add(keys[i % shared]);
+                }
                 if (ownKey) {
-                    ownKeys[i] = keys[hotKeys + i];
+                    ownKeys[i] = keys[shared + i];
                     mine.add(ownKeys[i]);
                 }
-                keysOf.add(List.copyOf(mine));
+                if (mine.equals(same)) {
+                    keysOf.add(same);
+                } else if (!ownKey) { // spread: the key's own one-element list, shared by its 10 operations
+                    keysOf.add(keys[i % shared].asList());
+                } else {
+                    keysOf.add(List.copyOf(mine));
+                }
                 submit(i);
             }
             if (purgatory.numDelayed() != pending) {
