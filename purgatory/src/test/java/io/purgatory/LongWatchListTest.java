@@ -1,0 +1,293 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.timer.ManualTimer;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Long watch lists (Watchers K1, K2, K7) with gaps made in every order: against a model under
+ * every order of settling (watch order, reverse, random, the oldest surviving), and through the
+ * purgatory while a check holds a copy, a try throws, a cascade runs, or the application keeps a
+ * settled operation. Written for issue 13 item 2, which tried other list structures against these.
+ */
+class LongWatchListTest {
+
+    private final ManualTimer timer = new ManualTimer();
+    private final List<String> errors = new ArrayList<>();
+    private final DelayedOperationPurgatory<HookOp> purgatory = DelayedOperationPurgatory.<HookOp>builder("long-lists")
+            .timer(timer).reaperEnabled(false)
+            .errorHandler((name, op, callback, error) -> errors.add(callback + ": " + error))
+            .build();
+
+    @AfterEach
+    void tearDown() {
+        purgatory.checkInvariants();
+        purgatory.close();
+        timer.close();
+    }
+
+    private enum Order { WATCH, REVERSE, RANDOM, OLDEST_SURVIVE }
+
+    @Test
+    void linkAndUnlink_inEveryOrder_keepWatchOrderAndTheInvariantsAfterEveryStep() {
+        for (Order order : Order.values()) {
+            for (long seed = 1; seed <= 3; seed++) {
+                runModel(order, new Random(seed));
+            }
+        }
+    }
+
+    /** Grows to a few thousand nodes and back to none twice, checking the list against a model at every step. */
+    private void runModel(Order order, Random random) {
+        Watchers list = new Watchers("k", new WatcherList(purgatory, new PurgatoryCounters()));
+        List<WatchLink> model = new ArrayList<>();
+        for (int cycle = 0; cycle < 2; cycle++) {
+            int target = 300 + random.nextInt(1_200);
+            while (model.size() < target) {
+                int burst = 1 + random.nextInt(20);
+                for (int i = 0; i < burst; i++) {
+                    HookOp op = new HookOp(1);
+                    boolean alone = random.nextBoolean();
+                    list.link(op, alone);
+                    model.add(alone ? op : Watchers.firstNodeOf(op));
+                    check(list, model, order);
+                }
+                int settles = random.nextInt(burst + 1); // fewer settles than links: the list grows
+                for (int i = 0; i < settles && !model.isEmpty(); i++) {
+                    unlinkOne(list, model, order, random);
+                }
+            }
+            while (!model.isEmpty()) {
+                unlinkOne(list, model, order, random);
+                if (random.nextInt(4) == 0) { // a few links while it drains
+                    HookOp op = new HookOp(1);
+                    list.link(op, true);
+                    model.add(op);
+                    check(list, model, order);
+                }
+            }
+            assertThat(list.isEmpty()).isTrue();
+            assertThat(list.checkLinks()).isZero();
+        }
+    }
+
+    private static void unlinkOne(Watchers list, List<WatchLink> model, Order order, Random random) {
+        int i = switch (order) {
+            case WATCH -> 0;
+            case REVERSE -> model.size() - 1;
+            case RANDOM -> random.nextInt(model.size());
+            // the newest half settles: the oldest survive at the front
+            case OLDEST_SURVIVE -> model.size() / 2 + random.nextInt(model.size() - model.size() / 2);
+        };
+        WatchLink node = model.remove(i);
+        assertThat(list.unlink(node)).isTrue();
+        assertThat(list.unlink(node)).as("(K1) unlinked already").isFalse();
+        check(list, model, order);
+    }
+
+    private static void check(Watchers list, List<WatchLink> model, Order order) {
+        assertThat(list.checkLinks()).as(order.name()).isEqualTo(model.size());
+        DelayedOperation[] actual = list.operations();
+        boolean inOrder = actual.length == model.size();
+        for (int i = 0; inOrder && i < actual.length; i++) {
+            inOrder = actual[i] == Watchers.operationOf(model.get(i));
+        }
+        assertThat(inOrder).as("(K1) watch order, %s", order).isTrue();
+    }
+
+    @Test
+    void aCheckOnALongList_triesInWatchOrder_afterRandomSettles() {
+        List<HookOp> ops = new ArrayList<>();
+        List<HookOp> tried = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++) {
+            HookOp op = new HookOp(60_000);
+            op.tryHook = () -> tried.add(op);
+            purgatory.tryCompleteElseWatch(op, List.of("hot"));
+            ops.add(op);
+        }
+        Random random = new Random(11);
+        List<HookOp> pending = new ArrayList<>(ops);
+        for (int round = 0; round < 20_000; round++) { // random settles and new watches
+            pending.remove(random.nextInt(pending.size())).cancel();
+            HookOp op = new HookOp(60_000);
+            op.tryHook = () -> tried.add(op);
+            purgatory.tryCompleteElseWatch(op, random.nextBoolean() ? List.of("hot") : List.of("hot", "cold" + round));
+            pending.add(op);
+        }
+        purgatory.checkInvariants();
+        tried.clear();
+
+        assertThat(purgatory.checkAndComplete("hot")).isZero();
+
+        assertThat(tried).as("every pending operation once, in watch order").containsExactlyElementsOf(pending);
+    }
+
+    @Test
+    void settlesAndWatchesDuringACheck_onTheListItCopied_areSeenByTheCheckAsK6Says() {
+        List<HookOp> ops = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            HookOp op = new HookOp(60_000);
+            purgatory.tryCompleteElseWatch(op, i % 2 == 0 ? List.of("hot") : List.of("hot", "other" + i));
+            ops.add(op);
+        }
+        List<HookOp> added = new ArrayList<>();
+        HookOp first = ops.get(0);
+        first.tryHook = () -> { // settles most of the list it copied, and watches more
+            first.tryHook = () -> { };
+            for (int i = 1; i < ops.size(); i++) {
+                if (i % 10 != 0) {
+                    ops.get(i).cancel();
+                }
+            }
+            for (int i = 0; i < 2_000; i++) {
+                HookOp op = new HookOp(60_000);
+                purgatory.tryCompleteElseWatch(op, List.of("hot"));
+                added.add(op);
+            }
+            purgatory.checkInvariants();
+        };
+        for (HookOp op : ops) {
+            op.completable = true;
+        }
+
+        int completed = purgatory.checkAndComplete("hot");
+
+        assertThat(completed).as("the first and the 99 not cancelled; none watched after the check began")
+                .isEqualTo(100);
+        assertThat(added).as("their submission's two tries only")
+                .allMatch(op -> op.tries.get() == 2 && !op.isCompleted());
+        assertThat(ops.stream().filter(HookOp::isCancelled)).as("in the copy, settled: not tried again")
+                .hasSize(900).allMatch(op -> op.tries.get() == 2);
+        added.forEach(op -> op.completable = true);
+        assertThat(purgatory.checkAndComplete("hot")).isEqualTo(2_000);
+        assertThat(purgatory.watched()).isZero();
+    }
+
+    @Test
+    void anErrorThrownMidCheck_onAListWithGaps_isReported_andEveryOtherOperationIsTried() {
+        Random random = new Random(5);
+        List<HookOp> pending = new ArrayList<>();
+        for (int i = 0; i < 4_000; i++) {
+            HookOp op = new HookOp(60_000);
+            purgatory.tryCompleteElseWatch(op, List.of("hot"));
+            pending.add(op);
+            if (i % 3 == 2) {
+                pending.remove(random.nextInt(pending.size())).forceComplete();
+            }
+        }
+        HookOp failing = pending.get(pending.size() / 2);
+        failing.tryHook = () -> {
+            throw new OutOfMemoryError("from tryComplete");
+        };
+        pending.forEach(op -> op.completable = true);
+        int expected = pending.size() - 1;
+
+        assertThat(purgatory.checkAndComplete("hot")).isEqualTo(expected);
+
+        assertThat(errors).containsExactly("TRY_COMPLETE: java.lang.OutOfMemoryError: from tryComplete");
+        assertThat(pending).filteredOn(op -> op != failing).allMatch(HookOp::isCompleted);
+        assertThat(failing.isCompleted()).isFalse();
+        purgatory.checkInvariants();
+        failing.tryHook = () -> { };
+        assertThat(purgatory.checkAndComplete("hot")).isEqualTo(1);
+    }
+
+    @Test
+    void aCascadeOfSettlesThroughOneLongList_runsInBoundedStack_andLeavesItEmpty() {
+        int depth = 30_000;
+        List<HookOp> chain = new ArrayList<>();
+        for (int i = 0; i < depth; i++) {
+            HookOp op = new HookOp(60_000);
+            purgatory.tryCompleteElseWatch(op, i % 3 == 0 ? List.of("hot", "side" + i) : List.of("hot"));
+            chain.add(op);
+        }
+        for (int i = 0; i < depth - 1; i++) { // each completion cancels the next, whose cancel completes the one after
+            HookOp next = chain.get(i + 1);
+            chain.get(i).completeHook = next::cancel;
+            if (i + 2 < depth) {
+                HookOp after = chain.get(i + 2);
+                next.cancelHook = after::forceComplete;
+            }
+        }
+        chain.forEach(op -> op.completable = true);
+
+        assertThat(purgatory.checkAndComplete("hot")).as("the others were settled by the cascade first")
+                .isEqualTo(1);
+
+        assertThat(chain).allMatch(DelayedOperation::isCompleted);
+        assertThat(errors).isEmpty();
+        assertThat(purgatory.watched()).isZero();
+        assertThat(purgatory.numDelayed()).isZero();
+    }
+
+    @Test
+    void aRetainedSettledOperation_onALongListSettledAtRandomAfter_reachesNoOther() {
+        List<WeakReference<HookOp>> others = new ArrayList<>();
+        HookOp retained = new HookOp(60_000);
+        purgatory.tryCompleteElseWatch(retained, List.of("hot", "other"));
+        List<HookOp> strong = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            HookOp op = new HookOp(60_000);
+            purgatory.tryCompleteElseWatch(op, List.of("hot"));
+            strong.add(op);
+            others.add(new WeakReference<>(op));
+        }
+        assertThat(retained.cancel()).isTrue();
+        Random random = new Random(3);
+        while (!strong.isEmpty()) {
+            strong.remove(random.nextInt(strong.size())).forceComplete();
+        }
+
+        timer.advanceClock(0); // the timer drops its cancelled entries at its next turn
+        assertThat(others).as("settled operations no longer reachable").allMatch(ReliabilitySupport::isCollected);
+        assertThat(retained.watchers).isNull();
+        assertThat(retained.watchNext).as("(K2) a settled operation links to nothing").isNull();
+        assertThat(retained.watchPrev).isNull();
+        assertThat(purgatory.watched()).isZero();
+    }
+
+    @Test
+    void positionedPlainAndMultiKeyOperations_settledInRandomOrder_shareOneListConsistently() {
+        Random random = new Random(9);
+        List<HookOp> pending = new ArrayList<>();
+        long position = 0;
+        for (int i = 0; i < 6_000; i++) {
+            HookOp op = new HookOp(60_000);
+            switch (i % 4) {
+                case 0 -> purgatory.tryCompleteElseWatch(op, "hot", position + 1 + random.nextInt(50));
+                case 1 -> purgatory.tryCompleteElseWatch(op, List.of("hot", "k" + i), new long[] {position + 5, 1});
+                case 2 -> purgatory.tryCompleteElseWatch(op, List.of("hot", "k" + i));
+                default -> purgatory.tryCompleteElseWatch(op, List.of("hot"));
+            }
+            pending.add(op);
+            if (i % 50 == 0) {
+                position += 10;
+                assertThat(purgatory.checkAndComplete("hot", position)).isZero(); // reached ones move to the list
+            }
+            if (random.nextInt(3) == 0) {
+                HookOp victim = pending.remove(random.nextInt(pending.size()));
+                switch (random.nextInt(3)) {
+                    case 0 -> victim.cancel();
+                    case 1 -> victim.run(); // as the timer's expiry
+                    default -> victim.forceComplete();
+                }
+            }
+            if (i % 1_000 == 0) {
+                purgatory.checkInvariants();
+            }
+        }
+        purgatory.checkInvariants();
+        pending.forEach(op -> op.completable = true);
+
+        assertThat(purgatory.checkAndComplete("hot")).isEqualTo(pending.size());
+
+        assertThat(purgatory.watched()).isZero();
+    }
+}
