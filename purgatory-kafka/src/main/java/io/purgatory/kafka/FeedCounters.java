@@ -24,6 +24,9 @@ final class FeedCounters {
     private volatile long behindSinceNanos;
     private volatile boolean behind;
     private volatile boolean reachable = true;
+    // dispatchSinceNanos is written before dispatching is set, as behindSinceNanos before behind
+    private volatile long dispatchSinceNanos;
+    private volatile boolean dispatching;
     private volatile boolean running;
 
     /** The feed starts at {@code nowNanos}: behind until it has read to the end of every partition. */
@@ -67,6 +70,16 @@ final class FeedCounters {
         partitions = count;
     }
 
+    /** The feed hands a batch of records to the waits from {@code nowNanos} on, until {@link #dispatched()}. */
+    void dispatching(long nowNanos) {
+        dispatchSinceNanos = nowNanos;
+        dispatching = true;
+    }
+
+    void dispatched() {
+        dispatching = false;
+    }
+
     /** Whether the last check of the broker (partitions, end offsets) answered. */
     void reachable(boolean answered) {
         reachable = answered;
@@ -87,11 +100,12 @@ final class FeedCounters {
     }
 
     /**
-     * The feed has not reached, within {@code thresholdNanos}, the end offsets it saw then, or the
-     * broker did not answer the last check.
+     * The feed has not reached, within {@code thresholdNanos}, the end offsets it saw then; or it
+     * has spent that long on one batch (a mapping function or a dependent stage blocks its thread,
+     * and the lag it last measured is stale); or the broker did not answer the last check.
      */
     boolean lagging(long nowNanos, long thresholdNanos) {
-        if (!reachable) {
+        if (!reachable || (dispatching && nowNanos - dispatchSinceNanos >= thresholdNanos)) {
             return true;
         }
         return behind && nowNanos - behindSinceNanos >= thresholdNanos;

@@ -152,11 +152,16 @@ final class FeedLoop<K, V> implements Runnable {
             return;
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout);
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            if (stopping || waits.isClosed()) { // (F2)
-                return;
+        counters.dispatching(clock.nanoTime());
+        try {
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                if (stopping || waits.isClosed()) { // (F2)
+                    return;
+                }
+                dispatch(record);
             }
-            dispatch(record);
+        } finally {
+            counters.dispatched();
         }
         for (TopicPartition partition : consumer.assignment()) {
             OptionalLong behind = consumer.currentLag(partition); // the last fetch's: no remote call

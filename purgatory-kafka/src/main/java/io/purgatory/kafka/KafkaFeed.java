@@ -117,8 +117,10 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
     /**
      * The health signal: true while the feed has not reached, within the lag threshold, the end
-     * of the topic as it was when it last saw a lag (on start: until it has read back), or when the
-     * broker did not answer its last check. A lagging feed answers waits late.
+     * of the topic as it was when it last saw a lag (on start: until it has read back); while one
+     * batch of records has taken longer than the threshold (a mapping function or a dependent
+     * stage blocks the feed's thread); or when the broker did not answer its last check. A lagging
+     * feed answers waits late.
      */
     public boolean isLagging() {
         return counters.lagging(config.clock.nanoTime(), lagThresholdNanos);

@@ -71,9 +71,13 @@ final class Instance implements AutoCloseable {
         return producer.send(new ProducerRecord<>(topic, key, value));
     }
 
-    /** Waits until the feed has read the topic up to its end (as it was when this was called). */
+    /**
+     * Waits until the feed has handed {@code records} records over (each counted by its outcome,
+     * after the waits' complete() returned).
+     */
     void awaitCaughtUp(long records) {
-        Eventually.await(feed.name() + " has read " + records + " records", () -> feed.stats().eventsRead() >= records);
+        Eventually.await(feed.name() + " has handed over " + records + " records",
+                () -> FeedLifecycleTest.outcomes(feed.stats()) >= records);
     }
 
     @Override

@@ -30,6 +30,7 @@ class TwoInstancesTest {
             b.publish("order-42", "12.50 EUR");
 
             assertThat(paid.get(60, TimeUnit.SECONDS)).isEqualTo("12.50 EUR");
+            a.awaitCaughtUp(1);
             assertThat(a.feed.stats().eventsCompleted()).isEqualTo(1);
             assertThat(a.feed.stats().waitsAnswered()).isEqualTo(1);
             b.awaitCaughtUp(1);
@@ -94,8 +95,8 @@ class TwoInstancesTest {
             b.awaitCaughtUp(2);
 
             try (Instance late = Instance.start("late", topic, WINDOW, null)) {
-                Eventually.await("the late instance has read back", () -> late.feed.stats().eventsRead() >= 1
-                        && !late.feed.isLagging() && late.feed.stats().lag() == 0);
+                late.awaitCaughtUp(1);
+                Eventually.await("the late instance has read back", () -> late.feed.stats().lag() == 0);
 
                 assertThat(late.waits.await("order-new", Duration.ofSeconds(20))).isCompletedWithValue("paid just now");
                 assertThat(late.feed.stats().eventsRead()).as("the older event is not read back").isEqualTo(1);
