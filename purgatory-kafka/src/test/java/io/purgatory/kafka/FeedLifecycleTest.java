@@ -142,6 +142,33 @@ class FeedLifecycleTest {
         }
     }
 
+    @Test
+    void aFeedStartedBeforeItsTopicExistsSaysSoOnceAndReadsItWhenItComes() throws Exception {
+        String topic = "later-" + System.nanoTime();
+        try (LogCapture log = new LogCapture(KafkaFeed.class)) {
+            KeyedWaits<String, String> waits = KeyedWaits.builder("later").retainEvents(WINDOW, 100).build();
+            try (KafkaFeed<String, String> feed = feed(waits, topic).refreshInterval(Duration.ofMillis(100))
+                    .closeWaits(true).build().start()) {
+                CompletableFuture<String> wait = waits.await("order-1", Duration.ofSeconds(60));
+                Eventually.await("the missing topic is reported", () -> !log.events().isEmpty());
+                assertThat(feed.stats().partitions()).isZero();
+
+                SharedBroker.broker().createTopic(topic, 2);
+                try (var producer = Instance.producer()) {
+                    Instance.get(producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic,
+                            "order-1", "paid")));
+                }
+
+                assertThat(wait.get()).isEqualTo("paid");
+                assertThat(feed.stats().partitions()).isEqualTo(2);
+                assertThat(log.events()).singleElement().satisfies(e -> {
+                    assertThat(e.getLevel()).isEqualTo(Level.WARN);
+                    assertThat(e.getFormattedMessage()).contains(topic, "has no partitions");
+                });
+            }
+        }
+    }
+
     static long outcomes(FeedStats stats) {
         return stats.eventsCompleted() + stats.eventsNoWaiter() + stats.eventsSkipped() + stats.mappingErrors();
     }
