@@ -121,8 +121,7 @@ final class FeedLoop<K, V> implements Runnable {
                     LOG.warn("Feed '{}': positions {} are no longer on the broker (deleted or truncated);"
                             + " those partitions are read again from {} ms ago", name,
                             e.offsetOutOfRangePartitions(), readBackMs);
-                    position(e.offsetOutOfRangePartitions().keySet(),
-                            Math.max(0, wallClockMs.getAsLong() - readBackMs));
+                    reposition(e.offsetOutOfRangePartitions().keySet());
                 } catch (RuntimeException e) {
                     counters.consumerError();
                     consumerWarning.warn("Feed '" + name + "' could not read topic " + topic + "; it retries", e);
@@ -233,6 +232,19 @@ final class FeedLoop<K, V> implements Runnable {
                 counters.reachable(false);
             }
             throw e;
+        }
+    }
+
+    /** Positions again, by timestamp, partitions whose position the broker no longer has (F1). */
+    private void reposition(Collection<TopicPartition> partitions) {
+        try {
+            position(partitions, Math.max(0, wallClockMs.getAsLong() - readBackMs));
+        } catch (WakeupException e) {
+            // stop() woke the consumer
+        } catch (RuntimeException e) {
+            counters.consumerError(); // the next poll fails again on them, and this is tried again
+            consumerWarning.warn("Feed '" + name + "' could not position " + partitions + "; it retries", e);
+            pause(Duration.ofSeconds(1));
         }
     }
 

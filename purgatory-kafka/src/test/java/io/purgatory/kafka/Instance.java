@@ -61,11 +61,6 @@ final class Instance implements AutoCloseable {
         return get(producer.send(new ProducerRecord<>(topic, key, value)));
     }
 
-    /** Publishes with the record timestamp {@code timestampMs} (a record that was produced then). */
-    RecordMetadata publish(String key, String value, long timestampMs) {
-        return get(producer.send(new ProducerRecord<>(topic, null, timestampMs, key, value)));
-    }
-
     /** Sends without waiting for the ack; the producer retries through a broker restart. */
     Future<RecordMetadata> send(String key, String value) {
         return producer.send(new ProducerRecord<>(topic, key, value));

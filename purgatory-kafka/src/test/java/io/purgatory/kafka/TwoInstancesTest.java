@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -89,19 +90,19 @@ class TwoInstancesTest {
     void anInstanceStartedAfterTheEventReadsBackTheWindowByTimestampAndNoFurther() {
         String topic = SharedBroker.newTopic("restarted", 1);
         long now = System.currentTimeMillis();
-        try (Instance b = Instance.start("b", topic, WINDOW, null)) {
-            b.publish("order-old", "paid long ago", now - WINDOW.toMillis() - 60_000);
-            b.publish("order-new", "paid just now", now - 5_000);
-            b.awaitCaughtUp(2);
+        try (var producer = Instance.producer()) { // records produced long ago and just now, by their timestamps
+            Instance.get(producer.send(new ProducerRecord<>(topic, 0, now - WINDOW.toMillis() - 60_000, "order-old",
+                    "paid long ago")));
+            Instance.get(producer.send(new ProducerRecord<>(topic, 0, now - 5_000, "order-new", "paid just now")));
+        }
 
-            try (Instance late = Instance.start("late", topic, WINDOW, null)) {
-                late.awaitCaughtUp(1);
-                Eventually.await("the late instance has read back", () -> late.feed.stats().lag() == 0);
+        try (Instance late = Instance.start("late", topic, WINDOW, null)) {
+            late.awaitCaughtUp(1);
+            Eventually.await("the late instance has read back", () -> late.feed.stats().lag() == 0);
 
-                assertThat(late.waits.await("order-new", Duration.ofSeconds(20))).isCompletedWithValue("paid just now");
-                assertThat(late.feed.stats().eventsRead()).as("the older event is not read back").isEqualTo(1);
-                assertThat(late.waits.await("order-old", Duration.ofSeconds(20))).isNotDone();
-            }
+            assertThat(late.waits.await("order-new", Duration.ofSeconds(20))).isCompletedWithValue("paid just now");
+            assertThat(late.feed.stats().eventsRead()).as("the older event is not read back").isEqualTo(1);
+            assertThat(late.waits.await("order-old", Duration.ofSeconds(20))).isNotDone();
         }
     }
 
