@@ -11,6 +11,7 @@ import java.util.List;
  * java -jar benchmarks.jar compare [--quick] [--rounds N] [--only id,...] [--impls id,...]
  * java -jar benchmarks.jar compare --only keyed --rounds 3   (keyed waits against a map of futures alone)
  * java -jar benchmarks.jar jmh [JMH options]            (forwarded to org.openjdk.jmh.Main)
+ * java -jar benchmarks.jar feed [--events N --pending N --rate R --seconds S]   (the Kafka feed, FeedBench)
  * </pre>
  * {@code compare} runs in a child JVM with a fixed heap ({@value #HEAP}, so that the System.gc()
  * between runs cannot shrink the heap and leave the next run to regrow it), unless the heap was
@@ -32,6 +33,7 @@ public final class Main {
         switch (command) {
             case "compare" -> System.exit(compare(rest));
             case "jmh" -> org.openjdk.jmh.Main.main(rest);
+            case "feed" -> System.exit(FeedBench.run(rest));
             case ColdExpirationWorkload.CHILD_COMMAND -> System.exit(ColdExpirationWorkload.child(rest));
             default -> {
                 System.err.println("usage: java -jar benchmarks.jar " + CompareOptions.USAGE);

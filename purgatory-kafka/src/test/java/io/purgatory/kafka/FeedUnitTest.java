@@ -1,0 +1,127 @@
+package io.purgatory.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ch.qos.logback.classic.Level;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.purgatory.KeyedWaits;
+import io.purgatory.timer.ManualClock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** The builder's checks, the counters, the meters and the throttled warning, without a broker. */
+class FeedUnitTest {
+
+    private final KeyedWaits<String, String> waits = KeyedWaits.builder("orders")
+            .retainEvents(Duration.ofSeconds(30), 10).build();
+
+    @AfterEach
+    void close() {
+        waits.close();
+    }
+
+    @Test
+    void badInputIsNamed() {
+        assertThatThrownBy(() -> KafkaFeed.builder(waits, " ")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("topic");
+        KafkaFeed.Builder<String, String> b = KafkaFeed.builder(waits, "t");
+        assertThatThrownBy(() -> b.consumerProperty("group.id", "g")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("group.id").hasMessageContaining("g");
+        assertThatThrownBy(() -> b.readBack(Duration.ofMillis(-1))).hasMessageContaining("readBack");
+        assertThatThrownBy(() -> b.lagThreshold(Duration.ofMillis(-1))).hasMessageContaining("lagThreshold");
+        assertThatThrownBy(() -> b.refreshInterval(Duration.ZERO)).hasMessageContaining("refreshInterval");
+        assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessageContaining("key");
+        b.key(r -> "k").value(r -> "v");
+        assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessageContaining("bootstrap");
+    }
+
+    @Test
+    void theReadBackIsTheWaitsWindowAndTheNameTheirsUnlessGiven() {
+        KafkaFeed.Builder<String, String> b = KafkaFeed.builder(waits, "t");
+        assertThat(b.readBack).isEqualTo(Duration.ofSeconds(30));
+        KafkaFeed<String, String> feed = b.bootstrapServers("127.0.0.1:1").key(r -> "k").value(r -> "v").build();
+        assertThat(feed.name()).isEqualTo("orders");
+        assertThat(feed.topic()).isEqualTo("t");
+        b.name("changed later"); // the feed took a copy
+        assertThat(feed.name()).isEqualTo("orders");
+    }
+
+    @Test
+    void theOutcomesAddUpToTheRecordsRead() {
+        FeedCounters c = new FeedCounters();
+        c.read();
+        c.handedOver(2);
+        c.read();
+        c.handedOver(0);
+        c.read();
+        c.skipped();
+        c.read();
+        c.mappingError();
+
+        FeedStats stats = c.snapshot(0, 0);
+        assertThat(stats.eventsRead()).isEqualTo(4);
+        assertThat(FeedLifecycleTest.outcomes(stats)).isEqualTo(4);
+        assertThat(stats.waitsAnswered()).isEqualTo(2);
+        assertThat(stats.eventsCompleted()).isEqualTo(1);
+        assertThat(stats.eventsNoWaiter()).isEqualTo(1);
+    }
+
+    @Test
+    void theMetersReadTheLiveCountersAndLeaveOnClose() {
+        KafkaFeed<String, String> feed = KafkaFeed.builder(waits, "payments").bootstrapServers("127.0.0.1:1")
+                .key(r -> "k").value(r -> "v").name("pay").build();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        KafkaFeedMetrics metrics = new KafkaFeedMetrics(feed);
+        metrics.bindTo(registry);
+        FeedCounters c = feed.counters();
+        c.read();
+        c.handedOver(3);
+        c.read();
+        c.mappingError();
+        c.consumerError();
+        c.partitions(6);
+        c.lag(12, 7);
+
+        assertThat(registry.get("purgatory.feed.events").tags("feed", "pay", "topic", "payments")
+                .tag("outcome", "completed").functionCounter().count()).isEqualTo(1);
+        assertThat(registry.get("purgatory.feed.events").tag("outcome", "mapping_error").functionCounter().count())
+                .isEqualTo(1);
+        assertThat(registry.get("purgatory.feed.events").tag("outcome", "no_waiter").functionCounter().count())
+                .isZero();
+        assertThat(registry.get("purgatory.feed.waits.answered").functionCounter().count()).isEqualTo(3);
+        assertThat(registry.get("purgatory.feed.consumer.errors").functionCounter().count()).isEqualTo(1);
+        assertThat(registry.get("purgatory.feed.partitions").gauge().value()).isEqualTo(6);
+        assertThat(registry.get("purgatory.feed.lag").gauge().value()).isEqualTo(12);
+        assertThat(registry.get("purgatory.feed.lag.max").gauge().value()).isEqualTo(7);
+        assertThat(registry.get("purgatory.feed.lagging").gauge().value()).as("never started: not behind").isZero();
+        assertThat(registry.getMeters()).allSatisfy(m -> assertThat(m.getId().getTag("feed")).isEqualTo("pay"));
+
+        metrics.close();
+        assertThat(registry.getMeters()).isEmpty();
+        metrics.close();
+    }
+
+    @Test
+    void aRepeatedWarningIsLoggedOncePerIntervalWithTheCountOfTheOthers() {
+        ManualClock clock = new ManualClock();
+        try (LogCapture log = new LogCapture(FeedUnitTest.class)) {
+            ThrottledWarning warning = new ThrottledWarning(LoggerFactory.getLogger(FeedUnitTest.class), clock,
+                    TimeUnit.SECONDS.toNanos(10));
+            for (int i = 0; i < 5; i++) {
+                warning.warn("bad record", new IllegalArgumentException("x" + i));
+            }
+            clock.advance(10, TimeUnit.SECONDS);
+            warning.warn("bad record", new IllegalArgumentException("x5"));
+
+            assertThat(log.events()).hasSize(2).allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.WARN));
+            assertThat(log.events().get(0).getThrowableProxy().getMessage()).isEqualTo("x0");
+            assertThat(log.events().get(1).getFormattedMessage()).isEqualTo("bad record (4 more like it since the"
+                    + " last warning)");
+            assertThat(log.events().get(1).getThrowableProxy().getMessage()).isEqualTo("x5");
+        }
+    }
+}
