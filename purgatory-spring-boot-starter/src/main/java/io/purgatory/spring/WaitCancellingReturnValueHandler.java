@@ -1,0 +1,56 @@
+package io.purgatory.spring;
+
+import java.util.concurrent.Future;
+import org.springframework.core.MethodParameter;
+import org.springframework.web.context.request.NativeWebRequest;
+import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.context.request.async.DeferredResultProcessingInterceptor;
+import org.springframework.web.context.request.async.WebAsyncUtils;
+import org.springframework.web.method.support.HandlerMethodReturnValueHandler;
+import org.springframework.web.method.support.ModelAndViewContainer;
+
+/**
+ * Spring MVC's handler of {@code DeferredResult} and {@code CompletionStage} return values, which
+ * also cancels a keyed wait's future when its request ends without it: at the async request
+ * timeout ({@code spring.mvc.async.request-timeout}), on a container error (a client the server
+ * found gone), or at any other end of the request. The wait then leaves its purgatory at once,
+ * counted as cancelled, instead of staying pending until its own timeout. Everything else is the
+ * delegate's, unchanged: the answer, the timeout's 503, the error handling.
+ *
+ * <p>The cancel runs in {@code afterCompletion}, once the request's answer is written: earlier,
+ * at the timeout notification, it would complete the future (cancelled) and so replace the
+ * timeout's answer. After a normal answer the future is done and the cancel does nothing.
+ */
+final class WaitCancellingReturnValueHandler implements HandlerMethodReturnValueHandler {
+
+    private static final String INTERCEPTOR_KEY = WaitCancellingReturnValueHandler.class.getName();
+
+    private final HandlerMethodReturnValueHandler delegate;
+
+    WaitCancellingReturnValueHandler(HandlerMethodReturnValueHandler delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public boolean supportsReturnType(MethodParameter returnType) {
+        return delegate.supportsReturnType(returnType);
+    }
+
+    @Override
+    public void handleReturnValue(Object returnValue, MethodParameter returnType, ModelAndViewContainer mavContainer,
+                                  NativeWebRequest webRequest) throws Exception {
+        if (WaitFutures.isWait(returnValue) && !((Future<?>) returnValue).isDone()) {
+            WebAsyncUtils.getAsyncManager(webRequest)
+                    .registerDeferredResultInterceptor(INTERCEPTOR_KEY, new CancelAtEnd((Future<?>) returnValue));
+        }
+        delegate.handleReturnValue(returnValue, returnType, mavContainer, webRequest);
+    }
+
+    /** Cancels the wait when its request is complete, however it ended; a done wait stays as it is. */
+    private record CancelAtEnd(Future<?> waitFuture) implements DeferredResultProcessingInterceptor {
+        @Override
+        public <T> void afterCompletion(NativeWebRequest request, DeferredResult<T> deferredResult) {
+            waitFuture.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.purgatory.spring;
+
+import io.purgatory.PurgatoryFullException;
+import io.purgatory.WaitTimeoutException;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ControllerAdvice;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+
+/**
+ * The answers of a controller's wait that ended without an event, in Spring MVC and WebFlux:
+ * <ul>
+ *   <li>its timeout ({@link WaitTimeoutException}): 204 No Content, "nothing yet, ask again";
+ *   <li>the waits closed at shutdown ({@link WaitTimeoutException#closed()}): 503 Service
+ *       Unavailable;
+ *   <li>the waits full ({@link PurgatoryFullException}, {@code max-pending}): 503.
+ * </ul>
+ * Lowest precedence: an {@code @ExceptionHandler} of the controller, or a
+ * {@code @ControllerAdvice} of the application that handles these exceptions, answers instead. A
+ * wait built with {@code orElse(fallback)} answers its fallback at the timeout and never gets here.
+ */
+@ControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
+final class WaitExceptionAdvice {
+
+    @ExceptionHandler
+    ResponseEntity<Void> waitEnded(WaitTimeoutException ended) {
+        return ResponseEntity.status(ended.closed() ? HttpStatus.SERVICE_UNAVAILABLE : HttpStatus.NO_CONTENT).build();
+    }
+
+    @ExceptionHandler
+    ResponseEntity<Void> full(PurgatoryFullException full) {
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).build();
+    }
+}
