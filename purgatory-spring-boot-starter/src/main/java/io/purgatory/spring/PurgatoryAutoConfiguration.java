@@ -45,10 +45,17 @@ public final class PurgatoryAutoConfiguration {
         return new PurgatoryMetricsBinder(metrics);
     }
 
+    /** The Spring MVC requests answered from a wait, not written yet: the shutdown lets them finish. */
+    @Bean
+    @ConditionalOnMissingBean
+    AnswersInFlight purgatoryAnswersInFlight() {
+        return new AnswersInFlight();
+    }
+
     /** Settles every purgatory at shutdown, after the web server stopped taking requests. */
     @Bean
     @ConditionalOnMissingBean
-    PurgatoryShutdown purgatoryShutdown() {
-        return new PurgatoryShutdown();
+    PurgatoryShutdown purgatoryShutdown(AnswersInFlight inFlight) {
+        return new PurgatoryShutdown(inFlight);
     }
 }

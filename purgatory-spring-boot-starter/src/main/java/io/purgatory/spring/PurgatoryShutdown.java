@@ -1,6 +1,7 @@
 package io.purgatory.spring;
 
 import io.purgatory.PurgatoryRuntime;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
@@ -25,7 +26,9 @@ import org.springframework.context.SmartLifecycle;
  * bean that bean depends on ({@code DefaultLifecycleProcessor} stops a bean's dependents first).
  * Without graceful shutdown ({@code server.shutdown=immediate}, or no web server), the phase is
  * still before the web server stops ({@code WebServerStartStopLifecycle}) and before any bean is
- * destroyed.
+ * destroyed. Either way, once the waits are closed, the shutdown waits (at most
+ * {@link #ANSWERS_WRITTEN_BOUND}) until Spring MVC has written their answers
+ * ({@link AnswersInFlight}), so that an immediate stop of the server does not cut them off.
  */
 final class PurgatoryShutdown implements SmartLifecycle, BeanFactoryAware, BeanNameAware {
 
@@ -34,9 +37,17 @@ final class PurgatoryShutdown implements SmartLifecycle, BeanFactoryAware, BeanN
 
     private static final Logger LOG = LoggerFactory.getLogger(PurgatoryShutdown.class);
 
+    /** How long the shutdown waits for the answers of the waits it closed to be written. */
+    static final Duration ANSWERS_WRITTEN_BOUND = Duration.ofSeconds(10);
+
+    private final AnswersInFlight inFlight;
     private ConfigurableListableBeanFactory beanFactory;
     private String beanName;
     private volatile boolean running;
+
+    PurgatoryShutdown(AnswersInFlight inFlight) {
+        this.inFlight = inFlight;
+    }
 
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
@@ -83,6 +94,20 @@ final class PurgatoryShutdown implements SmartLifecycle, BeanFactoryAware, BeanN
             } catch (RuntimeException | Error failure) {
                 LOG.error("Closing purgatory runtime bean '{}' failed; closing the others", runtime.getKey(), failure);
             }
+        }
+        awaitAnswersWritten();
+    }
+
+    /** Lets the answers just given be written before the web server may stop (see {@link AnswersInFlight}). */
+    private void awaitAnswersWritten() {
+        try {
+            int left = inFlight.awaitNone(ANSWERS_WRITTEN_BOUND);
+            if (left > 0) {
+                LOG.warn("{} requests still wait on keyed waits that this shutdown did not close (neither beans nor"
+                        + " on a runtime bean); the web server may cut them off", left);
+            }
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

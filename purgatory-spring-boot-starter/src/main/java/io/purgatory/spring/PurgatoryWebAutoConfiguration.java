@@ -1,5 +1,6 @@
 package io.purgatory.spring;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -35,8 +36,8 @@ public final class PurgatoryWebAutoConfiguration {
     static final class WebMvc {
 
         @Bean
-        static WaitReturnValueHandlers purgatoryWaitReturnValueHandlers() {
-            return new WaitReturnValueHandlers();
+        static WaitReturnValueHandlers purgatoryWaitReturnValueHandlers(ObjectProvider<AnswersInFlight> inFlight) {
+            return new WaitReturnValueHandlers(inFlight);
         }
     }
 }

@@ -10,12 +10,14 @@ import org.springframework.web.method.support.HandlerMethodReturnValueHandler;
 import org.springframework.web.method.support.ModelAndViewContainer;
 
 /**
- * Spring MVC's handler of {@code DeferredResult} and {@code CompletionStage} return values, which
- * also cancels a keyed wait's future when its request ends without it: at the async request
+ * A Spring MVC handler of {@code CompletionStage} return values ({@code DeferredResult}'s, or the
+ * reactive types' when Reactor is on the class path) that also cancels a keyed wait's future when its request ends without it: at the async request
  * timeout ({@code spring.mvc.async.request-timeout}), on a container error (a client the server
  * found gone), or at any other end of the request. The wait then leaves its purgatory at once,
  * counted as cancelled, instead of staying pending until its own timeout. Everything else is the
  * delegate's, unchanged: the answer, the timeout's 503, the error handling.
+ *
+ * <p>It also counts the requests in flight ({@link AnswersInFlight}), for the shutdown.
  *
  * <p>The cancel runs in {@code afterCompletion}, once the request's answer is written: earlier,
  * at the timeout notification, it would complete the future (cancelled) and so replace the
@@ -26,9 +28,11 @@ final class WaitCancellingReturnValueHandler implements HandlerMethodReturnValue
     private static final String INTERCEPTOR_KEY = WaitCancellingReturnValueHandler.class.getName();
 
     private final HandlerMethodReturnValueHandler delegate;
+    private final AnswersInFlight inFlight;
 
-    WaitCancellingReturnValueHandler(HandlerMethodReturnValueHandler delegate) {
+    WaitCancellingReturnValueHandler(HandlerMethodReturnValueHandler delegate, AnswersInFlight inFlight) {
         this.delegate = delegate;
+        this.inFlight = inFlight;
     }
 
     @Override
@@ -39,18 +43,34 @@ final class WaitCancellingReturnValueHandler implements HandlerMethodReturnValue
     @Override
     public void handleReturnValue(Object returnValue, MethodParameter returnType, ModelAndViewContainer mavContainer,
                                   NativeWebRequest webRequest) throws Exception {
-        if (WaitFutures.isWait(returnValue) && !((Future<?>) returnValue).isDone()) {
-            WebAsyncUtils.getAsyncManager(webRequest)
-                    .registerDeferredResultInterceptor(INTERCEPTOR_KEY, new CancelAtEnd((Future<?>) returnValue));
+        if (!WaitFutures.isWait(returnValue) || ((Future<?>) returnValue).isDone()) {
+            delegate.handleReturnValue(returnValue, returnType, mavContainer, webRequest);
+            return;
         }
-        delegate.handleReturnValue(returnValue, returnType, mavContainer, webRequest);
+        WebAsyncUtils.getAsyncManager(webRequest)
+                .registerDeferredResultInterceptor(INTERCEPTOR_KEY, new CancelAtEnd((Future<?>) returnValue, inFlight));
+        inFlight.started();
+        try {
+            delegate.handleReturnValue(returnValue, returnType, mavContainer, webRequest);
+        } catch (Exception | Error notStarted) { // no async request, so no afterCompletion
+            inFlight.ended();
+            throw notStarted;
+        }
     }
 
-    /** Cancels the wait when its request is complete, however it ended; a done wait stays as it is. */
-    private record CancelAtEnd(Future<?> waitFuture) implements DeferredResultProcessingInterceptor {
+    /**
+     * Cancels the wait when its request is complete, however it ended (a done wait stays as it
+     * is), and counts the request's answer written.
+     */
+    private record CancelAtEnd(Future<?> waitFuture, AnswersInFlight inFlight)
+            implements DeferredResultProcessingInterceptor {
         @Override
         public <T> void afterCompletion(NativeWebRequest request, DeferredResult<T> deferredResult) {
-            waitFuture.cancel(false);
+            try {
+                waitFuture.cancel(false);
+            } finally {
+                inFlight.ended();
+            }
         }
     }
 }

@@ -2,6 +2,8 @@ package io.purgatory.spring;
 
 import io.purgatory.KeyedWaits;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.boot.SpringApplication;
@@ -101,7 +103,14 @@ final class PaymentsApp {
     }
 
     static ConfigurableApplicationContext start(WebApplicationType type, String... properties) {
-        SpringApplication app = new SpringApplication(type == WebApplicationType.REACTIVE ? Reactive.class : Mvc.class);
+        return start(type, List.of(), properties);
+    }
+
+    /** Starts the application of {@code type} with {@code more} configuration on a loopback port. */
+    static ConfigurableApplicationContext start(WebApplicationType type, List<Class<?>> more, String... properties) {
+        List<Class<?>> sources = new ArrayList<>(more);
+        sources.add(type == WebApplicationType.REACTIVE ? Reactive.class : Mvc.class);
+        SpringApplication app = new SpringApplication(sources.toArray(new Class<?>[0]));
         app.setWebApplicationType(type);
         app.setDefaultProperties(Map.of("server.port", "0", "server.address", "127.0.0.1",
                 "spring.main.banner-mode", "off"));
