@@ -10,18 +10,20 @@ import org.springframework.web.method.support.HandlerMethodReturnValueHandler;
 import org.springframework.web.method.support.ModelAndViewContainer;
 
 /**
- * A Spring MVC handler of {@code CompletionStage} return values ({@code DeferredResult}'s, or the
- * reactive types' when Reactor is on the class path) that also cancels a keyed wait's future when its request ends without it: at the async request
- * timeout ({@code spring.mvc.async.request-timeout}), on a container error (a client the server
- * found gone), or at any other end of the request. The wait then leaves its purgatory at once,
- * counted as cancelled, instead of staying pending until its own timeout. Everything else is the
- * delegate's, unchanged: the answer, the timeout's 503, the error handling.
+ * Decorates a Spring MVC handler of {@code CompletionStage} return values (the
+ * {@code DeferredResult} handler's, or the reactive types' when Reactor is on the class path) so
+ * that a keyed wait's future is cancelled when its request ends without it: at the async request
+ * timeout ({@code spring.mvc.async.request-timeout}), on a container error, or at any other end of
+ * the request. The wait then leaves its purgatory at once, counted as cancelled, instead of
+ * staying pending until its own timeout. A client that goes away ends the request when the
+ * container finds out: Tomcat watches no connection while its request is async, so it finds out at
+ * the async request timeout. Everything else is the delegate's, unchanged: the answer, the
+ * timeout's 503, the error handling. It also counts the requests in flight
+ * ({@link AnswersInFlight}), for the shutdown.
  *
- * <p>It also counts the requests in flight ({@link AnswersInFlight}), for the shutdown.
- *
- * <p>The cancel runs in {@code afterCompletion}, once the request's answer is written: earlier,
- * at the timeout notification, it would complete the future (cancelled) and so replace the
- * timeout's answer. After a normal answer the future is done and the cancel does nothing.
+ * <p>The cancel runs in {@code afterCompletion}, when the request is complete: earlier, at the
+ * timeout notification, it would complete the future (cancelled) and so replace the timeout's
+ * answer. After a normal answer the future is done and the cancel does nothing.
  */
 final class WaitCancellingReturnValueHandler implements HandlerMethodReturnValueHandler {
 

@@ -54,7 +54,7 @@ class GracefulShutdownTest {
         }
         closed.orTimeout(30, TimeUnit.SECONDS).join();
         assertThat(payments.isClosed()).isTrue();
-        assertThat(payments.stats().expired()).isEqualTo(3); // the close policy: expire, as WaitTimeoutException.closed()
+        assertThat(payments.stats().expired()).isEqualTo(3); // close policy expire: WaitTimeoutException.closed()
         assertThat(runtime.isClosed()).isTrue();
     }
 
@@ -64,7 +64,8 @@ class GracefulShutdownTest {
      */
     @Test
     void gracefulShutdown_closesTheWaitsAfterTheServerStoppedTakingRequests() {
-        ConfigurableApplicationContext app = PaymentsApp.start(WebApplicationType.SERVLET, "--server.shutdown=graceful");
+        ConfigurableApplicationContext app =
+                PaymentsApp.start(WebApplicationType.SERVLET, "--server.shutdown=graceful");
         KeyedWaits<String, Payment> payments = payments(app);
         int port = port(app);
         CompletableFuture<String> seen = payments.await("probe", Duration.ofMinutes(10)).handle((payment, error) ->

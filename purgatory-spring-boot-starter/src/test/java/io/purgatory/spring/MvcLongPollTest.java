@@ -12,7 +12,9 @@ import java.io.IOException;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,7 +39,8 @@ class MvcLongPollTest {
     @SuppressWarnings("unchecked")
     static void start() {
         app = PaymentsApp.start(WebApplicationType.SERVLET,
-                "--spring.mvc.async.request-timeout=2s",
+                "--spring.mvc.async.request-timeout=2s", "--purgatory.max-pending=3",
+                "--management.endpoint.health.show-details=always",
                 "--management.endpoints.web.exposure.include=health,metrics,prometheus,purgatories");
         payments = app.getBean("payments", KeyedWaits.class);
         http = new Http(((WebServerApplicationContext) app).getWebServer().getPort());
@@ -143,6 +146,26 @@ class MvcLongPollTest {
         HttpResponse<String> one = http.get("/actuator/purgatories/payments").join();
         assertThat(json(one.body()).get("type").asText()).isEqualTo("keyed-waits");
         assertThat(http.get("/actuator/purgatories/nothing").join().statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void full_answers503AndTheHealthIsOutOfService() throws IOException {
+        assertThat(http.get("/actuator/health").join().statusCode()).isEqualTo(200);
+        List<CompletableFuture<HttpResponse<String>>> waits = IntStream.range(0, 3)
+                .mapToObj(i -> http.get("/orders/full-" + i + "/wait")).toList();
+        await().atMost(DEADLINE).until(() -> payments.pending() == 3);
+
+        assertThat(http.get("/orders/one-more/wait").join().statusCode()).isEqualTo(503); // max-pending is 3
+
+        HttpResponse<String> health = http.get("/actuator/health").join();
+        assertThat(health.statusCode()).isEqualTo(503);
+        JsonNode purgatory = json(health.body()).get("components").get("purgatories").get("components").get("payments");
+        assertThat(purgatory.get("status").asText()).isEqualTo("OUT_OF_SERVICE");
+        assertThat(purgatory.get("details").get("rejected").asLong()).isEqualTo(1);
+        for (int i = 0; i < 3; i++) {
+            http.post("/orders/full-" + i + "/paid", "{\"amount\":\"1 EUR\"}").join();
+            assertThat(waits.get(i).join().statusCode()).isEqualTo(200);
+        }
     }
 
     private static JsonNode json(String body) throws IOException {

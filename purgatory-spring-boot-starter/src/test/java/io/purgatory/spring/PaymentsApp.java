@@ -53,7 +53,8 @@ final class PaymentsApp {
         }
 
         @GetMapping("/orders/{id}/wait")
-        CompletableFuture<Payment> await(@PathVariable String id, @RequestParam(defaultValue = "600000") long timeoutMs) {
+        CompletableFuture<Payment> await(@PathVariable String id,
+                                         @RequestParam(defaultValue = "600000") long timeoutMs) {
             return payments.await(id, Duration.ofMillis(timeoutMs));
         }
 
