@@ -3,10 +3,10 @@ package io.purgatory.spring;
 import java.time.Duration;
 
 /**
- * The Spring MVC requests answered from a keyed wait whose answer is not written yet. The
- * shutdown, having closed the waits, waits until their answers are written before the web server
- * may stop: with graceful shutdown the server waits for them itself, but with
- * {@code server.shutdown=immediate} it would cut them off. Thread-safe.
+ * The Spring MVC requests that wait on a keyed wait and are not complete yet. The shutdown, having
+ * closed the waits, waits until these requests are complete before the web server may stop: with
+ * graceful shutdown the server waits for them itself, but with {@code server.shutdown=immediate}
+ * it would cut them off. Thread-safe.
  */
 final class AnswersInFlight {
 
@@ -17,7 +17,7 @@ final class AnswersInFlight {
         count++;
     }
 
-    /** A request that waited has ended (its answer is written, or it failed). */
+    /** A request that waited is complete (answered, timed out, or failed). */
     synchronized void ended() {
         count--;
         if (count == 0) {
@@ -25,7 +25,7 @@ final class AnswersInFlight {
         }
     }
 
-    /** Requests waiting on a wait, or whose answer is being written. */
+    /** Requests waiting on a wait, or answered and not complete yet. */
     synchronized int count() {
         return count;
     }

@@ -45,7 +45,7 @@ public final class PurgatoryAutoConfiguration {
         return new PurgatoryMetricsBinder(metrics);
     }
 
-    /** The Spring MVC requests answered from a wait, not written yet: the shutdown lets them finish. */
+    /** The Spring MVC requests that wait on a wait, not complete yet: the shutdown lets them complete. */
     @Bean
     @ConditionalOnMissingBean
     AnswersInFlight purgatoryAnswersInFlight() {

@@ -18,17 +18,17 @@ import org.springframework.context.SmartLifecycle;
  * timeout, with {@code WaitTimeoutException.closed()} true) while the context is still whole.
  *
  * <p>When: in the phase of the web server's graceful shutdown, and after it has begun. Graceful
- * shutdown first stops the server taking requests (Tomcat and Jetty close their connectors before
+ * shutdown first stops the server taking requests (Tomcat closes its connectors before
  * {@code stop} returns; Reactor Netty closes its channel on its own thread), then waits for the
  * requests in progress, among them every long poll waiting in a purgatory. Closing the purgatories
  * then answers those, so the server finds itself idle at once instead of at its timeout. Within
- * the phase, this bean is stopped after the graceful-shutdown bean because it is registered as a
- * bean that bean depends on ({@code DefaultLifecycleProcessor} stops a bean's dependents first).
- * Without graceful shutdown ({@code server.shutdown=immediate}, or no web server), the phase is
- * still before the web server stops ({@code WebServerStartStopLifecycle}) and before any bean is
- * destroyed. Either way, once the waits are closed, the shutdown waits (at most
- * {@link #ANSWERS_WRITTEN_BOUND}) until Spring MVC has written their answers
- * ({@link AnswersInFlight}), so that an immediate stop of the server does not cut them off.
+ * the phase, the graceful-shutdown bean stops first because {@link #start()} registers it as a
+ * bean that depends on this one, and {@code DefaultLifecycleProcessor} stops a bean's dependents
+ * before the bean. Without graceful shutdown ({@code server.shutdown=immediate}, or no web
+ * server), the phase is still before the web server stops ({@code WebServerStartStopLifecycle})
+ * and before any bean is destroyed. Either way, once the waits are closed, the shutdown waits (at
+ * most {@link #ANSWERS_BOUND}) until Spring MVC has completed the requests that waited on them
+ * ({@link AnswersInFlight}), so that an immediate stop of the server does not come first.
  */
 final class PurgatoryShutdown implements SmartLifecycle, BeanFactoryAware, BeanNameAware {
 
@@ -37,13 +37,14 @@ final class PurgatoryShutdown implements SmartLifecycle, BeanFactoryAware, BeanN
 
     private static final Logger LOG = LoggerFactory.getLogger(PurgatoryShutdown.class);
 
-    /** How long the shutdown waits for the answers of the waits it closed to be written. */
-    static final Duration ANSWERS_WRITTEN_BOUND = Duration.ofSeconds(10);
+    /** How long the shutdown waits for the requests of the waits it closed to complete. */
+    static final Duration ANSWERS_BOUND = Duration.ofSeconds(10);
 
     private final AnswersInFlight inFlight;
     private ConfigurableListableBeanFactory beanFactory;
     private String beanName;
     private volatile boolean running;
+    private volatile boolean begun;
 
     PurgatoryShutdown(AnswersInFlight inFlight) {
         this.inFlight = inFlight;
@@ -77,6 +78,7 @@ final class PurgatoryShutdown implements SmartLifecycle, BeanFactoryAware, BeanN
 
     @Override
     public void stop() {
+        begun = true;
         running = false;
         PurgatoryBeans beans = new PurgatoryBeans(beanFactory);
         for (PurgatoryBeans.Purgatory purgatory : beans.all()) {
@@ -95,13 +97,13 @@ final class PurgatoryShutdown implements SmartLifecycle, BeanFactoryAware, BeanN
                 LOG.error("Closing purgatory runtime bean '{}' failed; closing the others", runtime.getKey(), failure);
             }
         }
-        awaitAnswersWritten();
+        awaitAnswers();
     }
 
-    /** Lets the answers just given be written before the web server may stop (see {@link AnswersInFlight}). */
-    private void awaitAnswersWritten() {
+    /** Lets the requests just answered complete before the web server may stop (see {@link AnswersInFlight}). */
+    private void awaitAnswers() {
         try {
-            int left = inFlight.awaitNone(ANSWERS_WRITTEN_BOUND);
+            int left = inFlight.awaitNone(ANSWERS_BOUND);
             if (left > 0) {
                 LOG.warn("{} requests still wait on keyed waits that this shutdown did not close (neither beans nor"
                         + " on a runtime bean); the web server may cut them off", left);
@@ -109,6 +111,11 @@ final class PurgatoryShutdown implements SmartLifecycle, BeanFactoryAware, BeanN
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** True once {@link #stop()} has begun closing the purgatories (a later start does not undo it). */
+    boolean hasBegun() {
+        return begun;
     }
 
     @Override

@@ -62,7 +62,7 @@ final class WaitCancellingReturnValueHandler implements HandlerMethodReturnValue
 
     /**
      * Cancels the wait when its request is complete, however it ended (a done wait stays as it
-     * is), and counts the request's answer written.
+     * is), and counts the request complete.
      */
     private record CancelAtEnd(Future<?> waitFuture, AnswersInFlight inFlight)
             implements DeferredResultProcessingInterceptor {
