@@ -32,7 +32,7 @@ import org.springframework.util.ClassUtils;
  */
 @AutoConfigureObservability // a test context exports no metrics (no /actuator/prometheus) without it
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"server.address=127.0.0.1", "spring.mvc.async.request-timeout=5s"})
+        properties = {"server.address=127.0.0.1", "spring.mvc.async.request-timeout=5s", "spring.main.banner-mode=off"})
 class OrderPaymentsApplicationTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(30); // generous: nothing here is meant to take it
