@@ -34,7 +34,10 @@ class ReadmeCodeTest {
         assertThat(blocks).containsOnlyKeys(
                 "examples/src/main/java/io/purgatory/examples/LongPollServer.java",
                 "examples/src/test/java/io/purgatory/examples/LongPollServerTest.java",
-                "examples/src/main/java/io/purgatory/examples/PlainJdkLongPollServer.java");
+                "examples/src/main/java/io/purgatory/examples/PlainJdkLongPollServer.java",
+                "examples-spring/src/main/java/io/purgatory/examples/spring/OrderPaymentsApplication.java",
+                "examples-spring/src/main/java/io/purgatory/examples/spring/OrderController.java",
+                "examples-spring/src/main/java/io/purgatory/examples/spring/PaymentListener.java");
         for (Map.Entry<String, String> e : blocks.entrySet()) {
             assertThat(e.getValue()).as("README's copy of %s (copy the file into the README)", e.getKey())
                     .isEqualTo(Files.readString(ROOT.resolve(e.getKey())));

@@ -1,0 +1,188 @@
+package io.purgatory.spring;
+
+import io.purgatory.ClosePolicy;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
+
+/**
+ * The {@code purgatory.*} properties. They configure what the starter builds: the shared
+ * {@code PurgatoryRuntime} ({@code purgatory.runtime.*}), the builders a {@link PurgatoryFactory}
+ * hands out ({@code shards}, {@code max-pending}, {@code close-policy}), the Micrometer binding of
+ * every purgatory and keyed-waits bean not bound yet ({@code purgatory.metrics.*}) and the health
+ * contributor ({@code purgatory.health.*}). A purgatory you build yourself with
+ * {@code KeyedWaits.builder(...)} or {@code DelayedOperationPurgatory.builder(...)} keeps its own
+ * settings; only the metrics binding reaches it, when it is a bean.
+ */
+@ConfigurationProperties("purgatory")
+public class PurgatoryProperties {
+
+    private final SharedRuntime runtime = new SharedRuntime();
+    private final Metrics metrics = new Metrics();
+    private final Health health = new Health();
+
+    /** Shards of the key space of each purgatory from the PurgatoryFactory: a power of two from 1 to 65536. */
+    private int shards = 512;
+
+    /**
+     * Pending operations each purgatory from the PurgatoryFactory holds at most; beyond, a
+     * submission throws PurgatoryFullException (an await answers 503). 0: no limit.
+     */
+    private int maxPending;
+
+    /**
+     * What closing a purgatory from the PurgatoryFactory (at shutdown) does with its pending
+     * operations: expire (keyed waits answer as at their timeout), cancel, or complete (purgatories
+     * of your own operations only; keyed waits keep expire).
+     */
+    private ClosePolicy closePolicy = ClosePolicy.EXPIRE;
+
+    /** The shared runtime's settings. */
+    public SharedRuntime getRuntime() {
+        return runtime;
+    }
+
+    /** The metrics binding's settings. */
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /** The health contributor's settings. */
+    public Health getHealth() {
+        return health;
+    }
+
+    /** Shards of each purgatory from the factory. */
+    public int getShards() {
+        return shards;
+    }
+
+    /** Sets the shards of each purgatory from the factory. */
+    public void setShards(int shards) {
+        this.shards = shards;
+    }
+
+    /** Pending operations each purgatory from the factory holds at most (0: no limit). */
+    public int getMaxPending() {
+        return maxPending;
+    }
+
+    /** Sets the pending operations each purgatory from the factory holds at most (0: no limit). */
+    public void setMaxPending(int maxPending) {
+        this.maxPending = maxPending;
+    }
+
+    /** The close policy of each purgatory from the factory. */
+    public ClosePolicy getClosePolicy() {
+        return closePolicy;
+    }
+
+    /** Sets the close policy of each purgatory from the factory. */
+    public void setClosePolicy(ClosePolicy closePolicy) {
+        this.closePolicy = closePolicy;
+    }
+
+    /** The shared {@code PurgatoryRuntime} the starter builds, unless the application defines one. */
+    public static class SharedRuntime {
+
+        /** Name of the shared runtime; it names its threads (ExpirationReaper-NAME, NAME-expiration). */
+        private String name = "purgatory";
+
+        /** Tick of the shared timer: the precision of every timeout on it (whole milliseconds). */
+        @DurationUnit(ChronoUnit.MILLIS)
+        private Duration tick = Duration.ofMillis(1);
+
+        /** Buckets per wheel of the shared timer. */
+        private int wheelSize = 20;
+
+        /** Name of the shared runtime. */
+        public String getName() {
+            return name;
+        }
+
+        /** Sets the name of the shared runtime. */
+        public void setName(String name) {
+            this.name = name;
+        }
+
+        /** Tick of the shared timer. */
+        public Duration getTick() {
+            return tick;
+        }
+
+        /** Sets the tick of the shared timer. */
+        public void setTick(Duration tick) {
+            this.tick = tick;
+        }
+
+        /** Buckets per wheel of the shared timer. */
+        public int getWheelSize() {
+            return wheelSize;
+        }
+
+        /** Sets the buckets per wheel of the shared timer. */
+        public void setWheelSize(int wheelSize) {
+            this.wheelSize = wheelSize;
+        }
+    }
+
+    /** The binding of purgatories to the context's MeterRegistry. */
+    public static class Metrics {
+
+        /**
+         * Whether every purgatory and keyed-waits bean not yet bound is bound to the context's
+         * MeterRegistry (the purgatory.* meters), and the factory's builders too.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Histogram bucket boundaries of the purgatory.operations and
+         * purgatory.expiration.lateness timers; empty: no histogram. Default: 1ms, 5ms, 10ms, 25ms,
+         * 50ms, 100ms, 250ms, 500ms, 1s, 2500ms, 5s, 10s, 30s and 60s (MicrometerMetrics.DEFAULT_BUCKETS).
+         */
+        @DurationUnit(ChronoUnit.MILLIS)
+        private List<Duration> buckets;
+
+        /** Whether purgatories are bound to the MeterRegistry. */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** Sets whether purgatories are bound to the MeterRegistry. */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** Histogram bucket boundaries of both timers; null: MicrometerMetrics' defaults. */
+        public List<Duration> getBuckets() {
+            return buckets;
+        }
+
+        /** Sets the histogram bucket boundaries of both timers. */
+        public void setBuckets(List<Duration> buckets) {
+            this.buckets = buckets;
+        }
+    }
+
+    /** The purgatories health contributor. */
+    public static class Health {
+
+        /**
+         * How long a purgatory is reported OUT_OF_SERVICE after a health check saw its rejected
+         * count (submissions refused for max-pending) grow.
+         */
+        private Duration rejectionWindow = Duration.ofMinutes(1);
+
+        /** How long a purgatory stays OUT_OF_SERVICE after a rejection was seen. */
+        public Duration getRejectionWindow() {
+            return rejectionWindow;
+        }
+
+        /** Sets how long a purgatory stays OUT_OF_SERVICE after a rejection was seen. */
+        public void setRejectionWindow(Duration rejectionWindow) {
+            this.rejectionWindow = rejectionWindow;
+        }
+    }
+}

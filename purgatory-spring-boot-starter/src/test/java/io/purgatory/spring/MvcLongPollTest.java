@@ -1,0 +1,174 @@
+package io.purgatory.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.purgatory.KeyedWaits;
+import io.purgatory.PurgatoryStats;
+import io.purgatory.spring.PaymentsApp.Payment;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The order-payment long poll on Spring MVC and Tomcat, started on a loopback port and hit by a
+ * real HTTP client: answered by an event, by its timeout, by the async request timeout; a client
+ * that goes away; the actuator's metrics, Prometheus text and purgatories endpoint.
+ */
+class MvcLongPollTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(20); // generous: no wait here is meant to take it
+    private static ConfigurableApplicationContext app;
+    private static KeyedWaits<String, Payment> payments;
+    private static Http http;
+
+    @BeforeAll
+    @SuppressWarnings("unchecked")
+    static void start() {
+        app = PaymentsApp.start(WebApplicationType.SERVLET,
+                "--spring.mvc.async.request-timeout=2s", "--purgatory.max-pending=3",
+                "--management.endpoint.health.show-details=always",
+                "--management.endpoints.web.exposure.include=health,metrics,prometheus,purgatories");
+        payments = app.getBean("payments", KeyedWaits.class);
+        http = new Http(((WebServerApplicationContext) app).getWebServer().getPort());
+    }
+
+    @AfterAll
+    static void stop() {
+        app.close();
+    }
+
+    /** Each test's waits have ended: the next test's {@code pending() == 1} is its own wait. */
+    @AfterEach
+    void noWaitLeft() {
+        await().atMost(DEADLINE).until(() -> payments.pending() == 0);
+    }
+
+    @Test
+    void wait_paymentPosted_answers200WithThePayment() {
+        CompletableFuture<HttpResponse<String>> wait = http.get("/orders/1/wait");
+        await().atMost(DEADLINE).until(() -> payments.pending() == 1);
+
+        assertThat(http.post("/orders/1/paid", "{\"amount\":\"12.50 EUR\"}").join().statusCode()).isEqualTo(200);
+
+        assertThat(wait.join().statusCode()).isEqualTo(200);
+        assertThat(wait.join().body()).isEqualTo("{\"amount\":\"12.50 EUR\"}");
+    }
+
+    @Test
+    void wait_itsTimeoutPasses_answers204() {
+        long expired = payments.stats().expired();
+
+        assertThat(http.get("/orders/2/wait?timeoutMs=50").join().statusCode()).isEqualTo(204);
+        assertThat(payments.stats().expired()).isEqualTo(expired + 1);
+    }
+
+    @Test
+    void wait_asyncRequestTimesOutFirst_answers503AndTheWaitIsCancelled() {
+        PurgatoryStats before = payments.stats();
+
+        // The wait would last 10 minutes; the async request times out after 2 s.
+        assertThat(http.get("/orders/3/wait").join().statusCode()).isEqualTo(503);
+
+        await().atMost(DEADLINE).until(() -> payments.stats().cancelled() == before.cancelled() + 1);
+        assertThat(payments.stats().expired()).isEqualTo(before.expired());
+    }
+
+    /**
+     * Tomcat watches no socket while its request is async, so it finds the client gone when the
+     * async request times out (2 s here), not when the client leaves; the wait, of 10 minutes,
+     * is cancelled then.
+     */
+    @Test
+    void wait_clientGoesAway_theWaitIsCancelledWhenTomcatFindsOut() throws IOException {
+        long cancelled = payments.stats().cancelled();
+        Socket client = http.getAndHold("/orders/4/wait");
+        try {
+            await().atMost(DEADLINE).until(() -> payments.pending() == 1);
+        } finally {
+            client.close(); // before the answer
+        }
+
+        await().atMost(DEADLINE).until(() -> payments.stats().cancelled() == cancelled + 1);
+        assertThat(payments.pending()).isZero();
+    }
+
+    @Test
+    void actuatorMetrics_showThePurgatoryMeters() throws IOException {
+        JsonNode names = json(http.get("/actuator/metrics").join().body()).get("names");
+        assertThat(names.toString()).contains("\"purgatory.pending\"", "\"purgatory.operations\"",
+                "\"purgatory.rejected\"", "\"purgatory.expiration.lateness\"");
+
+        JsonNode pending = json(http.get("/actuator/metrics/purgatory.pending?tag=purgatory:payments").join().body());
+        assertThat(pending.get("baseUnit").asText()).isEqualTo("operations");
+        assertThat(pending.get("measurements").get(0).get("value").asDouble()).isEqualTo(payments.pending());
+    }
+
+    @Test
+    void actuatorPrometheus_servesThePurgatorySeries() {
+        http.get("/orders/5/wait?timeoutMs=1").join(); // one operation timed, for the histogram's series
+
+        String scrape = http.get("/actuator/prometheus").join().body();
+
+        assertThat(scrape).contains("purgatory_pending_operations{purgatory=\"payments\"}",
+                "purgatory_operations_seconds_bucket{outcome=\"expired\",purgatory=\"payments\",le=\"0.001\"}",
+                "purgatory_rejected_total{purgatory=\"payments\"}");
+    }
+
+    @Test
+    void purgatoriesEndpoint_listsEachPurgatorysStats() throws IOException {
+        http.get("/orders/6/wait?timeoutMs=1").join();
+
+        JsonNode body = json(http.get("/actuator/purgatories").join().body());
+
+        JsonNode waits = body.get("purgatories").get("payments");
+        assertThat(waits.get("bean").asText()).isEqualTo("payments");
+        assertThat(waits.get("type").asText()).isEqualTo("keyed-waits");
+        assertThat(waits.get("closed").asBoolean()).isFalse();
+        assertThat(waits.get("expired").asLong()).isPositive();
+        assertThat(waits.fieldNames()).toIterable().contains("pending", "watched", "keys", "completed",
+                "completedAtOnce", "expired", "cancelled", "callbackErrors", "rejected");
+        assertThat(body.get("runtimes").get("purgatoryRuntime").get("name").asText()).isEqualTo("purgatory");
+
+        HttpResponse<String> one = http.get("/actuator/purgatories/payments").join();
+        assertThat(json(one.body()).get("type").asText()).isEqualTo("keyed-waits");
+        assertThat(http.get("/actuator/purgatories/nothing").join().statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void full_answers503AndTheHealthIsOutOfService() throws IOException {
+        assertThat(http.get("/actuator/health").join().statusCode()).isEqualTo(200);
+        List<CompletableFuture<HttpResponse<String>>> waits = IntStream.range(0, 3)
+                .mapToObj(i -> http.get("/orders/full-" + i + "/wait")).toList();
+        await().atMost(DEADLINE).until(() -> payments.pending() == 3);
+
+        assertThat(http.get("/orders/one-more/wait").join().statusCode()).isEqualTo(503); // max-pending is 3
+
+        HttpResponse<String> health = http.get("/actuator/health").join();
+        assertThat(health.statusCode()).isEqualTo(503);
+        JsonNode purgatory = json(health.body()).get("components").get("purgatories").get("components").get("payments");
+        assertThat(purgatory.get("status").asText()).isEqualTo("OUT_OF_SERVICE");
+        assertThat(purgatory.get("details").get("rejected").asLong()).isEqualTo(1);
+        for (int i = 0; i < 3; i++) {
+            http.post("/orders/full-" + i + "/paid", "{\"amount\":\"1 EUR\"}").join();
+            assertThat(waits.get(i).join().statusCode()).isEqualTo(200);
+        }
+    }
+
+    private static JsonNode json(String body) throws IOException {
+        return new ObjectMapper().readTree(body);
+    }
+}

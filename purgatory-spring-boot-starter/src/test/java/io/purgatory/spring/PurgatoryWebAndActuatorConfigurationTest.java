@@ -1,0 +1,103 @@
+package io.purgatory.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.purgatory.KeyedWaits;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.health.HealthContributorRegistry;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
+
+/** The conditions of the web and actuator auto-configuration. */
+class PurgatoryWebAndActuatorConfigurationTest {
+
+    private static final AutoConfigurations STARTER = AutoConfigurations.of(PurgatoryAutoConfiguration.class,
+            PurgatoryActuatorAutoConfiguration.class, PurgatoryWebAutoConfiguration.class);
+    private static final AutoConfigurations ACTUATOR = AutoConfigurations.of(EndpointAutoConfiguration.class,
+            WebEndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class,
+            HealthEndpointAutoConfiguration.class);
+
+    @Test
+    void servletApplication_answersAndCancelsWaits() {
+        new WebApplicationContextRunner().withConfiguration(STARTER).run(context -> assertThat(context)
+                .hasSingleBean(WaitExceptionAdvice.class).hasSingleBean(WaitReturnValueHandlers.class));
+    }
+
+    @Test
+    void servletApplicationWithoutSpringMvc_onlyAnswers() {
+        new WebApplicationContextRunner().withConfiguration(STARTER)
+                .withClassLoader(new FilteredClassLoader(RequestMappingHandlerAdapter.class))
+                .run(context -> assertThat(context).hasSingleBean(WaitExceptionAdvice.class)
+                        .doesNotHaveBean(WaitReturnValueHandlers.class));
+    }
+
+    @Test
+    void reactiveApplication_answersWaits() {
+        new ReactiveWebApplicationContextRunner().withConfiguration(STARTER).run(context -> assertThat(context)
+                .hasSingleBean(WaitExceptionAdvice.class).doesNotHaveBean(WaitReturnValueHandlers.class));
+    }
+
+    @Test
+    void noWebApplication_noWebBeans() {
+        new ApplicationContextRunner().withConfiguration(STARTER).run(context -> assertThat(context)
+                .doesNotHaveBean(WaitExceptionAdvice.class).doesNotHaveBean(WaitReturnValueHandlers.class));
+    }
+
+    @Test
+    void endpoint_onlyWhenExposed() {
+        ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(STARTER);
+        runner.run(context -> assertThat(context).doesNotHaveBean(PurgatoriesEndpoint.class));
+        runner.withPropertyValues("management.endpoints.web.exposure.include=purgatories")
+                .run(context -> assertThat(context).hasSingleBean(PurgatoriesEndpoint.class));
+    }
+
+    @Test
+    void endpoint_listsEachPurgatoryBeanByName() {
+        new ApplicationContextRunner().withConfiguration(STARTER)
+                .withPropertyValues("management.endpoints.web.exposure.include=purgatories")
+                .withBean("payments", KeyedWaits.class, () -> KeyedWaits.builder("payment-waits").build())
+                .run(context -> {
+                    KeyedWaits<?, ?> waits = context.getBean(KeyedWaits.class);
+                    @SuppressWarnings("unchecked")
+                    var unused = ((KeyedWaits<String, String>) waits).await("a", Duration.ofMinutes(10));
+                    PurgatoriesEndpoint endpoint = context.getBean(PurgatoriesEndpoint.class);
+
+                    PurgatoriesEndpoint.PurgatoryView view = endpoint.purgatories().purgatories().get("payment-waits");
+                    assertThat(view.bean()).isEqualTo("payments");
+                    assertThat(view.pending()).isEqualTo(1);
+                    assertThat(endpoint.purgatory("payment-waits")).isEqualTo(view);
+                    assertThat(endpoint.purgatory("payments")).isNull();
+                    assertThat(endpoint.purgatories().runtimes()).containsOnlyKeys("purgatoryRuntime");
+                });
+    }
+
+    @Test
+    void health_onByDefaultUnderItsName_offByProperty() {
+        ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(STARTER)
+                .withConfiguration(ACTUATOR)
+                .withBean("payments", KeyedWaits.class, () -> KeyedWaits.builder("payment-waits").build());
+        runner.run(context -> assertThat(context.getBean(HealthContributorRegistry.class)
+                .getContributor("purgatories")).isInstanceOf(PurgatoriesHealthContributor.class));
+        runner.withPropertyValues("management.health.purgatories.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(PurgatoriesHealthContributor.class));
+    }
+
+    @Test
+    void withoutTheActuator_noEndpointAndNoHealth() {
+        new ApplicationContextRunner().withConfiguration(STARTER)
+                .withClassLoader(new FilteredClassLoader(Endpoint.class))
+                .withPropertyValues("management.endpoints.web.exposure.include=purgatories")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(PurgatoriesEndpoint.class)
+                        .doesNotHaveBean(PurgatoriesHealthContributor.class));
+    }
+}
