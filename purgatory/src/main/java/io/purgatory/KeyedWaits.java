@@ -204,6 +204,16 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
         return purgatory.hasMetrics();
     }
 
+    /**
+     * True iff {@code value} is a future returned by {@code await} (or {@code on(...).await}) of any
+     * keyed waits: its one caller's, so cancelling it ends just that wait. False for a stage derived
+     * from it ({@code thenApply}...), for any other object, and for null. For an integration that
+     * cancels a caller's wait when the caller goes away, and must leave shared futures alone.
+     */
+    public static boolean isWait(Object value) {
+        return value instanceof KeyedWait.WaitFuture<?>;
+    }
+
     /** How long an early event is kept for a wait registered after it; {@link Duration#ZERO} without retention. */
     public Duration retentionWindow() {
         return retention == null ? Duration.ZERO : Duration.ofMillis(retention.windowMs());

@@ -455,6 +455,20 @@ class KeyedWaitsTest {
     }
 
     @Test
+    void isWait_trueOnlyForTheFuturesAwaitReturns() {
+        try (KeyedWaits<String, Order> waits = KeyedWaits.builder("is-wait").timer(timer).build()) {
+            CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
+            CompletableFuture<Order> fallback = waits.on("o1").orElse(null).await(Duration.ofSeconds(30));
+
+            assertThat(KeyedWaits.isWait(wait)).isTrue();
+            assertThat(KeyedWaits.isWait(fallback)).isTrue();
+            assertThat(KeyedWaits.isWait(wait.thenApply(Order::status))).isFalse();
+            assertThat(KeyedWaits.isWait(new CompletableFuture<Order>())).isFalse();
+            assertThat(KeyedWaits.isWait(null)).isFalse();
+        }
+    }
+
+    @Test
     void retentionIsBoundedTheOldestEventGoesFirstAndIsCounted() {
         RecordingMetrics metrics = new RecordingMetrics();
         try (KeyedWaits<String, Order> early = KeyedWaits.builder("bounded").timer(timer)

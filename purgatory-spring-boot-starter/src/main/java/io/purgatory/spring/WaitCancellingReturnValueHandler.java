@@ -1,5 +1,6 @@
 package io.purgatory.spring;
 
+import io.purgatory.KeyedWaits;
 import java.util.concurrent.Future;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.context.request.NativeWebRequest;
@@ -45,7 +46,7 @@ final class WaitCancellingReturnValueHandler implements HandlerMethodReturnValue
     @Override
     public void handleReturnValue(Object returnValue, MethodParameter returnType, ModelAndViewContainer mavContainer,
                                   NativeWebRequest webRequest) throws Exception {
-        if (!WaitFutures.isWait(returnValue) || ((Future<?>) returnValue).isDone()) {
+        if (!KeyedWaits.isWait(returnValue) || ((Future<?>) returnValue).isDone()) {
             delegate.handleReturnValue(returnValue, returnType, mavContainer, webRequest);
             return;
         }

@@ -16,12 +16,12 @@ class WaitFuturesTest {
             CompletableFuture<String> wait = waits.await("k", Duration.ofMinutes(1));
             CompletableFuture<String> fallback = waits.on("k").orElse("none").await(Duration.ofMinutes(1));
 
-            assertThat(WaitFutures.isWait(wait)).isTrue();
-            assertThat(WaitFutures.isWait(fallback)).isTrue();
-            assertThat(WaitFutures.isWait(wait.thenApply(String::length))).isFalse();
-            assertThat(WaitFutures.isWait(new CompletableFuture<String>())).isFalse();
-            assertThat(WaitFutures.isWait("not a future")).isFalse();
-            assertThat(WaitFutures.isWait(null)).isFalse();
+            assertThat(KeyedWaits.isWait(wait)).isTrue();
+            assertThat(KeyedWaits.isWait(fallback)).isTrue();
+            assertThat(KeyedWaits.isWait(wait.thenApply(String::length))).isFalse();
+            assertThat(KeyedWaits.isWait(new CompletableFuture<String>())).isFalse();
+            assertThat(KeyedWaits.isWait("not a future")).isFalse();
+            assertThat(KeyedWaits.isWait(null)).isFalse();
         }
     }
 }
