@@ -71,9 +71,7 @@ class VirtualThreadsTest {
                     return e.getCause();
                 }
             });
-            while (waits.pending() == 0) {
-                Thread.onSpinWait();
-            }
+            ReliabilitySupport.awaitCondition("the virtual thread's wait is pending", () -> waits.pending() > 0);
             waits.close();
             assertThat(blocked.get(2, TimeUnit.MINUTES)).isInstanceOf(TimeoutException.class);
         } finally {
