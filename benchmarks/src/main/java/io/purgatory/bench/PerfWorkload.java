@@ -3,10 +3,12 @@ package io.purgatory.bench;
 import java.io.PrintStream;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Workload 5: Kafka's TestPurgatoryPerformance with its original (Scala) semantics. One generator
@@ -18,6 +20,12 @@ import java.util.concurrent.TimeUnit;
  * keeps up (actual enqueue rate >= 95% of the sampled target) and every operation ends. Each run
  * climbs a ladder of rates until a step fails. Measures the highest target rate sustained, the
  * highest enqueue rate reached, and process CPU per request at a fixed rate.
+ *
+ * <p>{@link Impl#FLOOR} runs the tool with no purgatory at all (no column; a note after the table):
+ * an operation the completion thread will force is only a flag and a latch count, and one that
+ * would expire ends at its submission. What it sustains bounds what any purgatory can sustain in
+ * this tool on this machine, as the generator's own work (arrivals, sleeps, the completion queue's
+ * {@code DelayQueue}, whose lock the completion thread also takes) is all that is left.
  */
 final class PerfWorkload extends Workload {
 
@@ -32,7 +40,7 @@ final class PerfWorkload extends Workload {
     private final Map<Integer, int[]> intervalsByRate = new HashMap<>();
 
     private PerfWorkload(String id, String title, double pct50, double pct75) {
-        super(id, title, List.of(Impl.OURS, Impl.KAFKA));
+        super(id, title, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR));
         this.sustained = new Metric(title, "highest rate sustained (req/s)");
         this.reached = new Metric(title, "highest enqueue rate reached (req/s)");
         this.cpu = new Metric(title, "CPU us/request at the reference rate");
@@ -81,7 +89,8 @@ final class PerfWorkload extends Workload {
     private Step runStep(Impl impl, int[] intervals, int n) throws InterruptedException {
         List<BenchKey> keys = List.of(BenchKey.range(3)); // the same 3 keys for every request
         CountDownLatch latch = new CountDownLatch(n);
-        try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, id() + "-" + impl.id());
+        try (PurgatoryUnderTest purgatory = impl == Impl.FLOOR ? new NoPurgatory()
+                : PurgatoryUnderTest.create(impl, id() + "-" + impl.id());
              CompletionQueue completions = new CompletionQueue()) {
             long cpu0 = Probe.processCpuNanos();
             long start = System.currentTimeMillis();
@@ -97,8 +106,10 @@ final class PerfWorkload extends Workload {
                 Completable op = purgatory.newOperation(body, TIMEOUT_MS);
                 if (latencyMs < TIMEOUT_MS) {
                     completions.add(op, body.completesAtMs);
+                    purgatory.tryCompleteElseWatch(op, keys);
+                } else if (!purgatory.tryCompleteElseWatch(op, keys) && impl == Impl.FLOOR) {
+                    op.forceComplete(); // no purgatory: it ends now instead of at its timeout
                 }
-                purgatory.tryCompleteElseWatch(op, keys);
             }
             long end = System.currentTimeMillis();
             boolean allDone = latch.await(TIMEOUT_MS + 10_000, TimeUnit.MILLISECONDS);
@@ -107,6 +118,30 @@ final class PerfWorkload extends Workload {
             double actual = n * 1000.0 / Math.max(1, end - start);
             return new Step(target, actual, cpu, allDone);
         }
+    }
+
+    /**
+     * Then a note on the floor (the tool with no purgatory), which has no column: the rate it
+     * sustained against Kafka's and ours.
+     */
+    @Override
+    void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
+        super.runAll(sizes, options, results, log);
+        Map<Impl, Double> medians = results.medians(sustained);
+        Double floor = medians.get(Impl.FLOOR);
+        if (floor == null) {
+            return;
+        }
+        StringBuilder note = new StringBuilder(title()).append(", the tool with no purgatory (the floor): ")
+                .append(Results.format(floor)).append(" req/s sustained");
+        for (Impl other : List.of(Impl.KAFKA, Impl.OURS)) {
+            Double rate = medians.get(other);
+            if (rate != null && rate > 0) {
+                note.append(String.format(Locale.ROOT, "; %.2fx %s (%s)", floor / rate,
+                        other == Impl.OURS ? "ours" : "Kafka", Results.format(rate)));
+            }
+        }
+        results.note(note.append(" (medians). No purgatory sustains more in this tool on this machine.").toString());
     }
 
     /** Exponential inter-arrival times in whole ms, the fractional residue carried (as the Scala tool). */
@@ -135,6 +170,67 @@ final class PerfWorkload extends Workload {
             samples[i] = (long) Math.exp(random.nextGaussian() * sigma + mu);
         }
         return samples;
+    }
+
+    /** The floor: no lists, no timer; an operation is a flag, forced by the completion thread or by the generator. */
+    private static final class NoPurgatory implements PurgatoryUnderTest {
+
+        @Override
+        public Impl impl() {
+            return Impl.FLOOR;
+        }
+
+        @Override
+        public Completable newOperation(OpBody body, long delayMs) {
+            return new FlagOperation(body);
+        }
+
+        @Override
+        public boolean tryCompleteElseWatch(Completable operation, List<BenchKey> keys) {
+            return false;
+        }
+
+        @Override
+        public int checkAndComplete(BenchKey key) {
+            return 0;
+        }
+
+        @Override
+        public int watched() {
+            return -1;
+        }
+
+        @Override
+        public int numDelayed() {
+            return -1;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static final class FlagOperation extends AtomicBoolean implements Completable {
+        private static final long serialVersionUID = 1L;
+        private final transient OpBody body;
+
+        FlagOperation(OpBody body) {
+            this.body = body;
+        }
+
+        @Override
+        public boolean forceComplete() {
+            if (!compareAndSet(false, true)) {
+                return false;
+            }
+            body.completed();
+            return true;
+        }
+
+        @Override
+        public boolean isCompleted() {
+            return get();
+        }
     }
 
     /** FakeOperation: completes once its latency has passed; onComplete counts down. */

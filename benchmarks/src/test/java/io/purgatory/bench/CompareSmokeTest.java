@@ -36,6 +36,8 @@ class CompareSmokeTest {
         }
         List<String[]> rows = tableRows(report);
         assertTrue(report.contains("Workload 1's floor"), () -> "no note on the acks floor in\n" + report);
+        assertTrue(report.matches("(?s).*5 perf \\(p50 20/p75 60 ms\\), the tool with no purgatory \\(the floor\\): "
+                + "[1-9][0-9,]* req/s sustained; [0-9.]+x Kafka.*"), () -> "no note on the perf floor in\n" + report);
         for (Workload workload : Compare.workloads(new Results())) {
             List<String[]> own = rows.stream().filter(r -> r[0].equals(workload.title())).toList();
             assertFalse(own.isEmpty(), () -> "no row for " + workload.title() + " in\n" + report + "\n" + progress);
