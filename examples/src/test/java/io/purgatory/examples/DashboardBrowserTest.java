@@ -67,12 +67,12 @@ class DashboardBrowserTest {
             AtomicReference<String> progress = new AtomicReference<>("no report yet");
             demo.httpServer().createContext("/layout-result", exchange -> result.complete(readBody(exchange)));
             demo.httpServer().createContext("/layout-progress", exchange -> progress.set(readBody(exchange)));
-            String dom;
+            String report;
             Path profile = Files.createTempDirectory("chromium-profile");
             Process browser = new ProcessBuilder(chromiumCommand(profile, List.of("--window-size=1400,1000",
                     base + "/layout-check"))).redirectErrorStream(true).redirectOutput(Redirect.DISCARD).start();
             try {
-                dom = result.get(90, TimeUnit.SECONDS);
+                report = result.get(90, TimeUnit.SECONDS);
             } catch (TimeoutException e) {
                 throw new AssertionError("the check page posted no result in 90 s; it last waited for: "
                         + progress.get(), e);
@@ -82,7 +82,7 @@ class DashboardBrowserTest {
                 deleteTree(profile);
             }
 
-            Matcher line = WIDTH_LINE.matcher(dom);
+            Matcher line = WIDTH_LINE.matcher(report);
             List<String> widths = new ArrayList<>();
             while (line.find()) {
                 String width = line.group(1);
@@ -94,7 +94,7 @@ class DashboardBrowserTest {
                 assertThat(Integer.parseInt(line.group(4))).as("pixels of the produce line at %s px", width)
                         .isGreaterThan(20);
             }
-            assertThat(widths).as("the check page's result:%n%s", dom).containsExactly("1280", "1400", "1920");
+            assertThat(widths).as("the check page's result:%n%s", report).containsExactly("1280", "1400", "1920");
 
             for (String size : List.of("1280,900", "1920,1080")) {
                 Path screenshot = Path.of("target", "dashboard-" + size.substring(0, 4) + ".png").toAbsolutePath();
