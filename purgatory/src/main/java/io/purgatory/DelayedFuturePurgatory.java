@@ -17,7 +17,7 @@ import java.util.concurrent.Executors;
  * completes at once on the caller's thread. Each operation is its own watch key, so a completed
  * operation leaves the purgatory at once (Kafka shares one key and relies on purges).
  */
-public final class DelayedFuturePurgatory implements AutoCloseable {
+public final class DelayedFuturePurgatory implements Purgatory {
 
     private final DelayedOperationPurgatory<DelayedFuture<?>> purgatory;
     private ExecutorService executor; // guarded by this
@@ -67,6 +67,31 @@ public final class DelayedFuturePurgatory implements AutoCloseable {
     /** The underlying purgatory (gauges, stats, metrics). */
     public DelayedOperationPurgatory<DelayedFuture<?>> purgatory() {
         return purgatory;
+    }
+
+    @Override
+    public String name() {
+        return purgatory.name();
+    }
+
+    @Override
+    public PurgatoryStats stats() {
+        return purgatory.stats();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return purgatory.isClosed();
+    }
+
+    @Override
+    public void bindMetrics(MetricsRecorderFactory factory) {
+        purgatory.bindMetrics(factory);
+    }
+
+    @Override
+    public boolean hasMetrics() {
+        return purgatory.hasMetrics();
     }
 
     /** True once the completion thread has been started (tests). */

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * operation. No wake-up is lost: an operation watched on a key before, or while, a
  * {@code checkAndComplete} of that key runs is tried after the caller's state change.
  */
-public final class DelayedOperationPurgatory<T extends DelayedOperation> implements AutoCloseable {
+public final class DelayedOperationPurgatory<T extends DelayedOperation> implements Purgatory {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
 
@@ -335,6 +335,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /** A snapshot of this purgatory's counters. O(1). */
+    @Override
     public PurgatoryStats stats() {
         return new PurgatoryStats(name, numDelayed(), watched(), watchedKeys(), counters.completedWatched(),
                 counters.completedAtOnce(), counters.settled(Outcome.EXPIRED), counters.settled(Outcome.CANCELLED),
@@ -351,6 +352,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * @throws NullPointerException if {@code factory} is null
      * @throws IllegalStateException if metrics are already bound, or the purgatory is closed
      */
+    @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
         bindMetrics(factory, null);
     }
@@ -375,16 +377,19 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     /** Whether metrics are bound (and not yet closed). */
+    @Override
     public boolean hasMetrics() {
         return recorder != null;
     }
 
     /** The name given to the builder: it names the threads, the log lines and the meters' tag. */
+    @Override
     public String name() {
         return name;
     }
 
     /** Whether {@link #close()} has been called. */
+    @Override
     public boolean isClosed() {
         return closed.get();
     }

@@ -60,7 +60,7 @@ import java.util.function.Predicate;
  * @param <K> the key type
  * @param <V> the event value type
  */
-public final class KeyedWaits<K, V> implements AutoCloseable {
+public final class KeyedWaits<K, V> implements Purgatory {
 
     /** The position of an event that carries none: it answers no positioned wait. */
     static final long NO_POSITION = Long.MIN_VALUE;
@@ -185,6 +185,7 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
     }
 
     /** A snapshot of the counters of the underlying purgatory: pending, completed, expired, cancelled... */
+    @Override
     public PurgatoryStats stats() {
         return purgatory.stats();
     }
@@ -195,11 +196,13 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
      *
      * @throws IllegalStateException if metrics are already bound, or the waits are closed
      */
+    @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
         purgatory.bindMetrics(factory, retention);
     }
 
     /** Whether metrics are bound (and the waits not yet closed). */
+    @Override
     public boolean hasMetrics() {
         return purgatory.hasMetrics();
     }
@@ -220,11 +223,13 @@ public final class KeyedWaits<K, V> implements AutoCloseable {
     }
 
     /** The name of the waits: of their purgatory, threads and meters. */
+    @Override
     public String name() {
         return purgatory.name();
     }
 
     /** True once {@link #close()} was called, here or by a runtime the waits were built on. */
+    @Override
     public boolean isClosed() {
         return purgatory.isClosed();
     }

@@ -27,7 +27,8 @@ import java.util.concurrent.Executor;
  */
 public final class PurgatoryBuilder<T extends DelayedOperation> {
 
-    static final int DEFAULT_SHARDS = 512;
+    /** The default number of shards of a purgatory's key space, as Kafka's. */
+    public static final int DEFAULT_SHARDS = 512;
     static final int DEFAULT_PURGE_INTERVAL = 1000;
 
     final String name;
