@@ -10,6 +10,7 @@
 module io.purgatory {
     requires transitive io.purgatory.timer;
     requires org.slf4j;
+    requires static com.google.errorprone.annotations;
 
     exports io.purgatory;
 }

@@ -69,10 +69,9 @@ abstract class KeyedWaitFixture {
     }
 
     private int leftovers() {
-        DelayedOperationPurgatory<?> purgatory = waits.purgatory();
-        purgatory.checkInvariants();
-        return purgatory.numDelayed() + purgatory.watched() + purgatory.watchedKeys() + timer.size()
-                - waits.retainedEvents();
+        waits.engine().checkInvariants();
+        PurgatoryStats stats = waits.stats();
+        return stats.pending() + stats.watched() + stats.keys() + timer.size() - waits.retainedEvents();
     }
 
     private int answerCode() {

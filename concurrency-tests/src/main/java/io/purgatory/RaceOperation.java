@@ -67,7 +67,7 @@ final class RaceOperation extends DelayedOperation {
 
     /** Whatever is still held: 0 iff the operation left every list, every gauge and the timer. */
     static int leftovers(DelayedOperationPurgatory<?> purgatory, Timer timer) {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         return purgatory.numDelayed() + purgatory.watched() + purgatory.watchedKeys() + timer.size();
     }
 }

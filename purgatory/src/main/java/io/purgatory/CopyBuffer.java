@@ -3,7 +3,7 @@ package io.purgatory;
 import java.util.Arrays;
 
 /**
- * Per thread, the buffer a check copies a key's watch list into, under the shard's lock, before
+ * Per thread, the buffer a check copies a key's watch list into, under the watcher list's lock, before
  * it tries the operations with no lock held. Reused while it is small; a nested check (from a
  * callback) gets an array of its own. Cleared after each use, so it holds no operation.
  */

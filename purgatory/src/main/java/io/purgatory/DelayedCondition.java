@@ -61,6 +61,9 @@ public final class DelayedCondition extends DelayedOperation {
         Objects.requireNonNull(purgatory, "purgatory");
         DelayedCondition wait = new DelayedCondition(timeoutMs, condition);
         purgatory.tryCompleteElseWatch(wait, keys);
+        if (wait.isCompleted()) { // done now, even inside a callback, where onComplete runs only after it returns
+            wait.outcome.complete(wait.outcome());
+        }
         return wait.future();
     }
 

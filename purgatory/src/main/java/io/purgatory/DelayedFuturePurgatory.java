@@ -1,5 +1,7 @@
 package io.purgatory;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
@@ -16,12 +18,16 @@ import java.util.concurrent.Executors;
  * {@code DelayedExecutor-<name>}, started on first need; a list already complete at submission
  * completes at once on the caller's thread. Each operation is its own watch key, so a completed
  * operation leaves the purgatory at once (Kafka shares one key and relies on purges).
+ * Thread-safe; {@link #close()}, or the close of the runtime it was built on, settles the pending
+ * operations by the close policy and stops the completion thread.
  */
 public final class DelayedFuturePurgatory implements Purgatory {
 
-    private final DelayedOperationPurgatory<DelayedFuture<?>> purgatory;
-    private ExecutorService executor; // guarded by this
-    private boolean closed; // guarded by this
+    private final Engine engine;
+    @GuardedBy("this")
+    private ExecutorService executor;
+    @GuardedBy("this")
+    private boolean closed;
 
     /** A purgatory with the defaults of {@link DelayedOperationPurgatory#DelayedOperationPurgatory(String)}. */
     public DelayedFuturePurgatory(String name) {
@@ -30,11 +36,12 @@ public final class DelayedFuturePurgatory implements Purgatory {
 
     /**
      * A purgatory built by {@code builder} (for a {@code ManualTimer}, metrics, limits...), with no
-     * type witness: {@code new DelayedFuturePurgatory(DelayedOperationPurgatory.builder("x").timer(t)
-     * .reaperEnabled(false))}.
+     * type witness: {@code new DelayedFuturePurgatory(DelayedOperationPurgatory.builder("x").timer(t))}.
      */
     public DelayedFuturePurgatory(PurgatoryBuilder<? super DelayedFuture<?>> builder) {
-        this.purgatory = builder.build();
+        EngineSettings settings = builder.settings();
+        this.engine = new Engine(settings, this::stopExecutor);
+        engine.bindAtBuild(settings.metrics, null);
     }
 
     /**
@@ -45,9 +52,9 @@ public final class DelayedFuturePurgatory implements Purgatory {
     public <V> DelayedFuture<V> tryCompleteElseWatch(long timeoutMs, List<CompletableFuture<V>> futures,
                                                     Runnable responseCallback) {
         DelayedFuture<V> operation = new DelayedFuture<>(timeoutMs, futures, responseCallback);
-        if (!purgatory.tryCompleteElseWatch(operation, List.of(operation))) {
+        if (!engine.submit(operation, operation)) {
             CompletableFuture<Void> unused = CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
-                    .whenCompleteAsync((ignored, error) -> purgatory.checkAndComplete(operation), executor());
+                    .whenCompleteAsync((ignored, error) -> engine.check(operation), executor());
         }
         return operation;
     }
@@ -60,38 +67,48 @@ public final class DelayedFuturePurgatory implements Purgatory {
      */
     public <V> DelayedFuture<V> tryCompleteElseWatch(Duration timeout, List<CompletableFuture<V>> futures,
                                                     Runnable responseCallback) {
-        return tryCompleteElseWatch(Timer.toMs(Objects.requireNonNull(timeout, "timeout")), futures,
-                responseCallback);
+        return tryCompleteElseWatch(Durations.toMillis(timeout, "timeout"), futures, responseCallback);
     }
 
-    /** The underlying purgatory (gauges, stats, metrics). */
-    public DelayedOperationPurgatory<DelayedFuture<?>> purgatory() {
-        return purgatory;
+    /** The number of pending operations. O(1). */
+    public int numDelayed() {
+        return engine.pending();
     }
 
     @Override
     public String name() {
-        return purgatory.name();
+        return engine.name();
     }
 
     @Override
     public PurgatoryStats stats() {
-        return purgatory.stats();
+        return engine.stats();
     }
 
     @Override
     public boolean isClosed() {
-        return purgatory.isClosed();
+        return engine.isClosed();
     }
 
     @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
-        purgatory.bindMetrics(factory);
+        engine.bindMetrics(Objects.requireNonNull(factory, "factory"), null);
     }
 
     @Override
     public boolean hasMetrics() {
-        return purgatory.hasMetrics();
+        return engine.hasMetrics();
+    }
+
+    /** Settles the pending operations by the close policy and stops the completion thread. Idempotent. */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "DelayedFuturePurgatory[" + engine.name() + ", pending=" + engine.pending() + "]";
     }
 
     /** True once the completion thread has been started (tests). */
@@ -99,24 +116,30 @@ public final class DelayedFuturePurgatory implements Purgatory {
         return executor != null;
     }
 
-    /** Closes the purgatory (settling pending operations by its close policy) and stops the completion thread. */
-    @Override
-    public void close() {
-        purgatory.close();
-        synchronized (this) {
-            closed = true;
-            if (executor != null) {
-                executor.shutdown();
-            }
+    /** True once the completion thread was told to stop (tests). */
+    synchronized boolean executorStopped() {
+        return executor != null && executor.isShutdown();
+    }
+
+    /** The engine under this facade (tests). */
+    Engine engine() {
+        return engine;
+    }
+
+    /** The engine's close, after its sweep: nothing is left to wait for. */
+    private synchronized void stopExecutor() {
+        closed = true;
+        if (executor != null) {
+            executor.shutdown();
         }
     }
 
     private synchronized Executor executor() {
         if (closed) {
-            return Runnable::run; // the purgatory settled the operation already: nothing left to wait for
+            return Runnable::run; // the engine settled the operation already: nothing left to wait for
         }
         if (executor == null) {
-            executor = Executors.newSingleThreadExecutor(DaemonThreads.factory("DelayedExecutor-" + purgatory.name()));
+            executor = Executors.newSingleThreadExecutor(DaemonThreads.factory("DelayedExecutor-" + engine.name()));
         }
         return executor;
     }

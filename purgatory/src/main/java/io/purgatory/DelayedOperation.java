@@ -7,6 +7,32 @@ import java.time.Duration;
  * An operation that waits in a {@link DelayedOperationPurgatory} until it can complete or its
  * delay passes. Kafka's {@code DelayedOperation}, with the same three callbacks.
  *
+ * <pre>{@code
+ * final class DelayedPayment extends DelayedOperation {
+ *     private final Orders orders;
+ *     private final String orderId;
+ *     private final CompletableFuture<String> reply;
+ *
+ *     DelayedPayment(Orders orders, String orderId, CompletableFuture<String> reply) {
+ *         super(Duration.ofSeconds(20));
+ *         this.orders = orders;
+ *         this.orderId = orderId;
+ *         this.reply = reply;
+ *     }
+ *
+ *     protected boolean tryComplete() {         // called again at each checkAndComplete(orderId)
+ *         return orders.isPaid(orderId) && forceComplete();
+ *     }
+ *
+ *     protected void onComplete() {             // exactly once: completed, or expired
+ *         reply.complete(orders.isPaid(orderId) ? "paid" : "not paid yet");
+ *     }
+ *
+ *     protected void onExpiration() {           // after onComplete, when the delay passed
+ *     }
+ * }
+ * }</pre>
+ *
  * <p>A subclass implements {@link #tryComplete()} (check the condition; if it holds, call
  * {@link #forceComplete()} and return its result), {@link #onComplete()} (send the answer) and
  * {@link #onExpiration()} (timeouts only), and may override {@link #onCancel()}. The operation is
@@ -19,18 +45,25 @@ import java.time.Duration;
  * {@link io.purgatory.timer.Timer#MAX_DELAY_MS} is that maximum, so {@code Long.MAX_VALUE} never
  * expires in practice.
  *
- * <p>Thread-safety: the purgatory calls {@code tryComplete} on one thread at a time, never once the
- * operation is settled, and never while one of its callbacks runs. A check that finds a try of
- * the operation running on another thread does not wait for it: it asks that thread to try once
- * more when its try returns, so no wake-up is lost and no thread blocks on another's
- * {@code tryComplete}. Callbacks run with no library lock held, on the thread that settled the
- * operation, or, if a try of it was running then, on that try's thread right after it returns.
- * A settle inside another operation's callback on the same thread runs its callbacks after that
- * callback returns, so chains of completions of any length run in bounded stack. Memory
- * consistency effects: actions in a {@code tryComplete} happen-before the operation's next
- * {@code tryComplete} and its callbacks, and actions in a thread prior to the call that settles
- * an operation happen-before its callbacks, so a subclass's own fields need no lock. The library
- * never uses the operation's monitor.
+ * <p>Thread-safety: the purgatory calls {@code tryComplete} on one thread at a time, never on an
+ * operation already settled, and never while one of its callbacks runs. A settle that another
+ * thread makes meanwhile (a {@link #cancel()}, the expiry, a close) does not wait for a
+ * {@code tryComplete} that has begun: {@link #isCompleted()} may turn true while it runs, its
+ * {@code forceComplete} then returns false, and the callbacks run once it has returned. A check
+ * that finds a try of the operation running on another thread does not wait for it: it asks that
+ * thread to try once more when its try returns, so no wake-up from another thread is lost and no
+ * thread blocks on another's {@code tryComplete}. A check of the operation's own keys made from
+ * inside its {@code tryComplete} (or a callback that runs there) asks for at most two more tries,
+ * so a {@code tryComplete} that checks its own keys does not spin. Callbacks run with no library
+ * lock held, on the thread that settled the operation, or, if a try of it was running then, on
+ * that try's thread right after it returns. A settle inside another operation's callback on the
+ * same thread runs its callbacks after that callback returns, so chains of completions of any
+ * length run in bounded stack. Whatever a callback throws, an {@code Error} included, goes to the
+ * purgatory's error handler and changes nothing else. Memory consistency effects: actions in a
+ * {@code tryComplete} happen-before the operation's next {@code tryComplete} and its callbacks,
+ * and actions in a thread prior to the call that settles an operation happen-before its
+ * callbacks, so a subclass's own fields need no lock. The library never uses the operation's
+ * monitor.
  */
 public abstract class DelayedOperation extends TimerTask implements WatchLink {
 
@@ -38,8 +71,8 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
      * Implementation notes.
      *
      * This class is the contract; its life (claim, try, settle, finish) is OperationState's, its
-     * places on watch lists are Watchers', and its settle's bookkeeping is the purgatory's. The
-     * fields below belong to those classes; no method a subclass can reach touches them.
+     * places on watch lists are Watchers', and its settle's booking is its owner's (the engine).
+     * The fields below belong to those classes; no method a subclass can reach touches them.
      *
      * Memory: the operation is its own timer entry (TimerTask) and, watched on one key, its own
      * node on that key's list, so a pending single-key operation allocates nothing else. Watched
@@ -48,6 +81,8 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
 
     /** The operation's life in one word (OperationState); written by CAS only. */
     volatile long state;
+    /** The engine it was submitted to, while submitted (OperationState O6); null before. */
+    Owner owner;
     /** The watch list it is linked on itself (one key), else null (Watchers). */
     Watchers watchers;
     /** Its links on that list; on several keys, watchNext is its first WatchNode instead (Watchers). */
@@ -76,8 +111,9 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
 
     /**
      * Checks whether the operation can complete; if so, calls {@link #forceComplete()} and returns
-     * its result. Called by the purgatory on one thread at a time, never after the operation is
-     * settled. An exception (or error) counts as "not yet" and goes to the purgatory's error handler.
+     * its result. Called by the purgatory on one thread at a time, never on an operation already
+     * settled (but another thread may settle it while this runs: see the class comment). An
+     * exception (or error) counts as "not yet" and goes to the purgatory's error handler.
      */
     protected abstract boolean tryComplete();
 
@@ -134,7 +170,7 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
      */
     @Override
     public final void run() {
-        OperationState.settle(this, Outcome.EXPIRED);
+        OperationState.expire(this);
     }
 
     /** True once the operation is on its keys' watch lists, and after it was settled from there (tests). */
@@ -142,8 +178,11 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
         return OperationState.wasWatched(state);
     }
 
-    /** Removes the operation's timer entry (the timer's cancel, not the operation's). */
-    final void cancelTimerEntry() {
+    /**
+     * Takes the operation off the timer, if it is on it. Not {@link #cancel()}, which settles the
+     * operation: this only ends the timer's schedule, as {@link TimerTask#cancel()} does.
+     */
+    final void unschedule() {
         super.cancel();
     }
 }

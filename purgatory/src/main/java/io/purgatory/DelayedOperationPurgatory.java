@@ -1,29 +1,29 @@
 package io.purgatory;
 
-import io.purgatory.OperationErrorHandler.Callback;
-import io.purgatory.timer.Clock;
-import io.purgatory.timer.SystemTimerReaper;
-import io.purgatory.timer.TaskErrorHandler;
-import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Holds {@link DelayedOperation}s until an event completes them or their delay passes: Kafka's
  * {@code DelayedOperationPurgatory}, with the same names and semantics, and none of its leaks.
  *
+ * <pre>{@code
+ * DelayedOperationPurgatory<DelayedPayment> payments = DelayedOperationPurgatory.builder("payments").build();
+ *
+ * // the request: answered at once if already paid, else when paid or after the operation's delay
+ * payments.tryCompleteElseWatch(new DelayedPayment(orders, orderId, reply), List.of(orderId));
+ *
+ * // the event, on any thread: tries the operations watching the key
+ * orders.markPaid(orderId);
+ * payments.checkAndComplete(orderId);
+ * }</pre>
+ * (see {@link DelayedOperation} for {@code DelayedPayment}).
+ *
  * <p>{@link #tryCompleteElseWatch} tries an operation, else watches it on its keys (any objects
  * with equals/hashCode) and on the timer; {@link #checkAndComplete} tries the operations watching
- * a key; a reaper thread expires the rest. A settled operation leaves every watch list at once
+ * a key; a reaper thread expires the rest. To wait for events by key without writing an
+ * operation, use {@link KeyedWaits}. A settled operation leaves every watch list at once
  * (O(keys)), so memory returns to baseline without waiting for a purge. Gauges are O(1).
  *
  * <p>By default a purgatory has its own timer, reaper thread {@code ExpirationReaper-<name>} and
@@ -41,62 +41,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class DelayedOperationPurgatory<T extends DelayedOperation> implements Purgatory {
 
-    private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
-
-    private final String name;
-    private final WatcherList[] shards;
-    /** Shift taking a shard index from the top bits of a key's mixed hash (see shardIndex). */
-    private final int shardShift;
-    /** Its own (closed with it) or shared; it drives the timer and runs the purge policy. */
-    private final PurgatoryRuntime runtime;
-    private final boolean ownsRuntime;
-    /** The runtime's timer, or null if operations are not timed (timerEnabled false). */
-    private final Timer timer;
-    private final Clock clock;
-    private final int maxPending;
-    private final AtomicInteger admitted;
-    private final PurgePolicy purgePolicy;
-    private final ClosePolicy closePolicy;
-    private final OperationErrorHandler errorHandler;
-    private final PurgatoryCounters counters = new PurgatoryCounters();
-    /** Null until metrics are bound, and again once closed; written under closeLock. */
-    private volatile MetricsRecorder recorder;
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final ReentrantLock closeLock = new ReentrantLock();
+    private final Engine engine;
 
     /**
      * A purgatory with Kafka's defaults: its own timer (1 ms tick, 20 buckets), 512 shards,
      * purge interval 1000, reaper and timer on, operations expired on close.
      */
     public DelayedOperationPurgatory(String name) {
-        this(new PurgatoryBuilder<>(name));
+        this(new EngineSettings(name));
     }
 
-    DelayedOperationPurgatory(PurgatoryBuilder<?> b) {
-        this.name = b.name;
-        this.shards = new WatcherList[b.shards];
-        this.shardShift = 32 - Integer.numberOfTrailingZeros(b.shards); // shards is a power of two
-        for (int i = 0; i < shards.length; i++) {
-            shards[i] = new WatcherList(this, counters);
-        }
-        this.runtime = b.runtimeOrOwn(this::onTimerError);
-        this.ownsRuntime = !b.sharesRuntime();
-        this.timer = b.timerEnabled ? runtime.timer() : null;
-        this.clock = runtime.clock();
-        this.purgePolicy = new PurgePolicy(name, shards, counters, clock, b.purgeInterval);
-        this.maxPending = b.maxPending;
-        this.admitted = b.maxPending > 0 ? new AtomicInteger() : null;
-        this.closePolicy = b.closePolicy;
-        this.errorHandler = b.errorHandler;
-        runtime.register(this); // last but the metrics: throws if a shared runtime is closed, leaving nothing bound
-        if (b.metrics != null) {
-            try {
-                bindMetrics(b.metrics, null);
-            } catch (RuntimeException bindFailure) {
-                close(); // settles nothing (nothing was submitted), leaves the runtime, stops an own one
-                throw bindFailure;
-            }
-        }
+    DelayedOperationPurgatory(EngineSettings settings) {
+        this.engine = new Engine(settings, DelayedOperationPurgatory::nothingElse);
+        engine.bindAtBuild(settings.metrics, null);
     }
 
     /**
@@ -115,7 +72,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * (so no completion triggered meanwhile is missed), and adds it to the timer. Returns true iff
      * this call completed it. A submission that fails (a key whose hashCode or equals throws while
      * it is watched, a timer that refuses it) leaves nothing behind: the operation is on no list,
-     * holds no capacity, and can be submitted again.
+     * holds no capacity, and can be submitted again; unless another call settled it meanwhile (a
+     * {@code cancel}, {@code cancelForKey} of a key it was already watched on, {@code close}): then
+     * that settle stands, the failure is logged, and this call returns false.
      *
      * @throws NullPointerException if {@code operation}, {@code watchKeys} or a key is null
      * @throws IllegalArgumentException if {@code watchKeys} is empty or a key's hashCode/equals throws
@@ -126,8 +85,10 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     public boolean tryCompleteElseWatch(T operation, Collection<?> watchKeys) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(watchKeys, "watchKeys");
-        Object key = watchKeys.size() == 1 ? WatchKeys.only(watchKeys) : null; // one key: no array
-        return submit(operation, key, key == null ? WatchKeys.distinct(watchKeys) : null, null);
+        if (watchKeys.size() == 1) { // one key: no array
+            return engine.submit(operation, WatchKeys.only(watchKeys));
+        }
+        return engine.submit(operation, WatchKeys.distinct(watchKeys));
     }
 
     /**
@@ -150,7 +111,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     public boolean tryCompleteElseWatch(T operation, Object key, long position) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(key, "key");
-        return submit(operation, WatchKeys.check(key, 0), null, new long[] {position});
+        return engine.submitAt(operation, WatchKeys.check(key, 0), position);
     }
 
     /**
@@ -173,96 +134,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             throw new IllegalArgumentException("positioned waits need distinct keys, one per position: "
                     + keys.size() + " keys (" + distinct.length + " distinct), " + positions.length + " positions");
         }
-        return submit(operation, distinct.length == 1 ? distinct[0] : null, distinct.length == 1 ? null : distinct,
-                positions.clone());
-    }
-
-    /** Submits with the keys validated: one key, or several; at positions if {@code positions} is not null. */
-    private boolean submit(T operation, Object key, Object[] keys, long[] positions) {
-        if (closed.get()) {
-            throw new IllegalStateException("purgatory '" + name + "' is closed");
-        }
-        OperationState.checkSubmittable(operation, operation.state); // a misuse is not a capacity rejection
-        runtime.startDriver(); // before anything is admitted: a thread that cannot start leaves nothing behind
-        admit();
-        try {
-            OperationState.claimForSubmission(operation);
-        } catch (RuntimeException misuse) { // submitted or settled by another thread since the check
-            release();
-            throw misuse;
-        }
-        boolean completed;
-        try {
-            completed = submitClaimed(operation, key, keys, positions);
-        } catch (Throwable failure) {
-            abandon(operation);
-            OperationState.release(operation, this);
-            throw failure;
-        }
-        completed |= OperationState.release(operation, this); // retries asked, a settle made meanwhile
-        return completed;
-    }
-
-    /** Kafka's four steps, with the submission's claim held: no other thread tries the operation meanwhile. */
-    private boolean submitClaimed(DelayedOperation operation, Object key, Object[] keys, long[] positions) {
-        if (OperationState.tryOnce(operation, this)) { // 1. try
-            return true;
-        }
-        if (operation.isCompleted()) {
-            return false;
-        }
-        if (key != null) { // 2. watch
-            watchOne(operation, key, 0, true, positions);
-        } else {
-            for (int i = 0; i < keys.length; i++) {
-                watchOne(operation, keys[i], i, keys.length == 1, positions);
-            }
-        }
-        if (closed.get()) { // raced with close(), which may not have seen it: settle as close would
-            OperationState.settle(operation, closeOutcome());
-            return false;
-        }
-        boolean timed = recorder != null;
-        OperationState.markWatched(operation, timed, timed ? clock.nanoTime() : 0L);
-        counters.watched(key != null ? 1 : keys.length);
-        if (OperationState.tryOnce(operation, this)) { // 3. try again
-            return true;
-        }
-        if (timer != null && !operation.isCompleted()) { // 4. the timeout
-            try {
-                timer.add(operation);
-            } catch (IllegalStateException timerClosed) { // it can never expire now: settle as close would
-                OperationState.settle(operation, closeOutcome());
-            }
-        }
-        return false;
-    }
-
-    private void watchOne(DelayedOperation operation, Object key, int index, boolean alone, long[] positions) {
-        try {
-            if (positions != null) {
-                shardFor(key).watchAt(operation, key, positions[index]);
-            } else {
-                shardFor(key).watch(operation, key, alone);
-            }
-        } catch (RuntimeException keyFailure) { // hashCode or equals threw after passing validation
-            throw new IllegalArgumentException("watch key at index " + index + " failed while the operation was"
-                    + " being watched (its hashCode or equals threw): " + keyFailure, keyFailure);
-        }
-    }
-
-    /** Undoes a failed submission, its claim still held: off every list and the timer, no capacity held. */
-    private void abandon(DelayedOperation operation) {
-        boolean wasWatched = operation.isWatched();
-        int unlinked = WatcherList.unwatchAll(operation);
-        if (wasWatched) {
-            counters.unwatched(unlinked);
-        }
-        if (timer != null) {
-            operation.cancelTimerEntry();
-        }
-        OperationState.abandon(operation);
-        release();
+        return engine.submitAt(operation, distinct, positions.clone());
     }
 
     /**
@@ -273,7 +145,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     public int checkAndComplete(Object key) {
         Objects.requireNonNull(key, "key");
-        return shardFor(key).checkAndComplete(key);
+        return engine.check(key);
     }
 
     /**
@@ -286,61 +158,38 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     public int checkAndComplete(Object key, long position) {
         Objects.requireNonNull(key, "key");
-        return shardFor(key).checkAndComplete(key, position);
-    }
-
-    /**
-     * Visits the operations watching {@code key} when the call starts, with {@code event}: those
-     * watching it plainly, and those at a position of at most {@code reached} (keyed waits).
-     */
-    int visitReached(Object key, long reached, Object event, WatcherList.Visitor visitor) {
-        return shardFor(key).visit(key, WatcherList.REACHED, reached, event, visitor);
-    }
-
-    /** Visits every operation watching {@code key} when the call starts, with {@code event} (keyed waits). */
-    int visitAll(Object key, Object event, WatcherList.Visitor visitor) {
-        return shardFor(key).visit(key, WatcherList.ALL, 0L, event, visitor);
+        return engine.check(key, position);
     }
 
     /**
      * Cancels every operation watching {@code key} (each leaves all its keys and the timer, and its
      * {@code onCancel} runs); returns those this call cancelled. Empty if the key is unknown.
      */
+    @SuppressWarnings("unchecked") // only T is ever submitted here
     public List<T> cancelForKey(Object key) {
         Objects.requireNonNull(key, "key");
-        List<T> cancelled = new ArrayList<>();
-        for (DelayedOperation operation : shardFor(key).operationsOn(key)) {
-            if (operation.cancel()) {
-                @SuppressWarnings("unchecked") // only T is ever watched here
-                T typed = (T) operation;
-                cancelled.add(typed);
-            }
-        }
-        return cancelled;
+        return (List<T>) (List<?>) engine.cancelAll(key);
     }
 
     /** The number of watch entries: each pending operation once per key. O(1). */
     public int watched() {
-        return PurgatoryCounters.toInt(counters.entries());
+        return engine.entries();
     }
 
     /** The number of pending operations (watched, not yet settled) of this purgatory. O(1). */
     public int numDelayed() {
-        return PurgatoryCounters.toInt(counters.pending());
+        return engine.pending();
     }
 
     /** The number of keys with at least one pending operation. O(1). */
     public int watchedKeys() {
-        return PurgatoryCounters.toInt(counters.keys());
+        return engine.keys();
     }
 
     /** A snapshot of this purgatory's counters. O(1). */
     @Override
     public PurgatoryStats stats() {
-        return new PurgatoryStats(name, numDelayed(), watched(), watchedKeys(), counters.completedWatched(),
-                counters.completedAtOnce(), counters.settled(Outcome.EXPIRED), counters.settled(Outcome.CANCELLED),
-                counters.callbackErrorTotal(), counters.rejectedCount(), counters.purgeCount(),
-                counters.expirationsRefusedCount());
+        return engine.stats();
     }
 
     /**
@@ -354,211 +203,54 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
-        bindMetrics(factory, null);
-    }
-
-    /** Binds the metrics of this purgatory, and of the retention of the keyed waits built on it if any. */
-    void bindMetrics(MetricsRecorderFactory factory, EventRetention<?> retention) {
-        Objects.requireNonNull(factory, "factory");
-        closeLock.lock(); // against close(): a recorder bound after it would never be closed
-        try {
-            if (closed.get()) {
-                throw new IllegalStateException("purgatory '" + name + "' is closed");
-            }
-            if (recorder != null) {
-                throw new IllegalStateException("metrics of purgatory '" + name + "' are already bound");
-            }
-            MetricsRecorder created = factory.create(new MetricsSource(name, counters, retention));
-            recorder = Objects.requireNonNull(created, () -> "the MetricsRecorderFactory " + factory
-                    + " returned no recorder");
-        } finally {
-            closeLock.unlock();
-        }
+        engine.bindMetrics(factory, null);
     }
 
     /** Whether metrics are bound (and not yet closed). */
     @Override
     public boolean hasMetrics() {
-        return recorder != null;
+        return engine.hasMetrics();
     }
 
     /** The name given to the builder: it names the threads, the log lines and the meters' tag. */
     @Override
     public String name() {
-        return name;
+        return engine.name();
     }
 
-    /** Whether {@link #close()} has been called. */
+    /** Whether {@link #close()} has been called, here or by the runtime the purgatory was built on. */
     @Override
     public boolean isClosed() {
-        return closed.get();
+        return engine.isClosed();
     }
 
     /**
      * Closes the purgatory: stops its reaper at once, settles every pending operation by the
      * close policy (default: expires them, on this thread; an operation whose try is running on
      * another thread is answered there, as soon as its try returns), closes the timer if it is the
-     * purgatory's own, and removes the meters. On a shared {@link PurgatoryRuntime} it leaves the
-     * runtime's timer and threads running for the other purgatories, and only leaves the runtime.
-     * Idempotent. Afterwards {@code tryCompleteElseWatch} throws {@link IllegalStateException}.
+     * purgatory's own, and removes the meters. It returns once the callbacks of what it settled,
+     * and of expiries already running on other threads, have run (waiting at most 10 seconds for
+     * those on other threads; never for a callback on its own stack, when called from one). On a
+     * shared {@link PurgatoryRuntime} it leaves the runtime's timer and threads running for the
+     * other purgatories, and only leaves the runtime. Idempotent. Afterwards
+     * {@code tryCompleteElseWatch} throws {@link IllegalStateException}.
      */
     @Override
     public void close() {
-        closeLock.lock(); // a concurrent close() returns only once the first has settled everything
-        try {
-            if (!closed.compareAndSet(false, true)) {
-                return; // closed already, or called again from a callback settled by this close
-            }
-            closeNow();
-        } finally {
-            closeLock.unlock();
-        }
+        engine.close();
     }
 
-    private void closeNow() {
-        runtime.deregister(this); // its purge policy no longer runs
-        if (ownsRuntime) {
-            runtime.close(); // stops the reaper at once, then its own timer and executor, never a timer passed in
-        }
-        Outcome outcome = closeOutcome();
-        for (WatcherList shard : shards) {
-            for (DelayedOperation operation : shard.operations()) {
-                OperationState.settle(operation, outcome);
-            }
-        }
-        MetricsRecorder bound = recorder;
-        if (bound != null) {
-            recorder = null;
-            try {
-                bound.close();
-            } catch (Throwable recorderError) {
-                recorderFailed(recorderError);
-            }
-        }
+    @Override
+    public String toString() {
+        return "DelayedOperationPurgatory[" + engine.name() + ", pending=" + engine.pending() + "]";
     }
 
-    // ---- called by the operations' settles and callbacks ----
-
-    /** A submitted operation was settled: off every list and the timer, counted; its callbacks run next. */
-    void onSettled(DelayedOperation operation, Outcome outcome, long state) {
-        release();
-        if (timer != null) {
-            operation.cancelTimerEntry();
-        }
-        int unlinked = WatcherList.unwatchAll(operation);
-        boolean watched = OperationState.wasWatched(state);
-        counters.settled(outcome, watched, unlinked);
-        MetricsRecorder bound = recorder;
-        if (watched && bound != null) {
-            record(bound, operation, outcome, state);
-        }
+    /** The engine under this facade (tests). */
+    Engine engine() {
+        return engine;
     }
 
-    /** Reports a settled operation's durations; whatever the recorder throws is logged, never passed on. */
-    private void record(MetricsRecorder bound, DelayedOperation operation, Outcome outcome, long state) {
-        long waited = OperationState.watchedNanos(state, clock.nanoTime());
-        if (waited < 0) {
-            return; // watched before the metrics were bound: no start to measure from
-        }
-        try {
-            bound.recordSettled(outcome, waited);
-            if (outcome == Outcome.EXPIRED && !closed.get()) { // expired by close() is not late
-                long delayMs = Math.max(0L, Math.min(operation.delayMs(), Timer.MAX_DELAY_MS));
-                bound.recordLateness(Math.max(0L, waited - TimeUnit.MILLISECONDS.toNanos(delayMs)));
-            }
-        } catch (Throwable recorderError) {
-            recorderFailed(recorderError);
-        }
-    }
-
-    private void recorderFailed(Throwable error) {
-        LOG.error("Purgatory '{}': its MetricsRecorder threw; the operation settled regardless", name, error);
-    }
-
-    /**
-     * The own timer's error handler: count the failure and log it as the timer would have. Its
-     * tasks are operations, whose run() lets nothing escape, so every call is an expiration the
-     * executor refused (its execute threw); SystemTimer then ran it on its own thread.
-     */
-    private void onTimerError(TimerTask task, Throwable error) {
-        counters.expirationRefused();
-        TaskErrorHandler.logging().onError(task, error);
-    }
-
-    void onCallbackError(DelayedOperation operation, Callback callback, Throwable error) {
-        counters.callbackFailed(callback);
-        OperationErrorHandler.report(errorHandler, name, operation, callback, error);
-    }
-
-    /** Runs the purge policy once: the reaper (or the shared runtime's driver) does after each advance. */
-    void purgeIfNeeded() {
-        purgePolicy.run();
-    }
-
-    /** Empty key lists still in the shards' maps: kept for reuse, or lingering (tests). */
-    long emptyKeyLists() {
-        return counters.emptyLists();
-    }
-
-    /** Checks every shard's invariants and the gauges against them (tests, in quiescence). */
-    void checkInvariants() {
-        long linked = 0;
-        long keys = 0;
-        for (WatcherList shard : shards) {
-            long[] counts = shard.checkInvariants();
-            linked += counts[0];
-            keys += counts[1];
-        }
-        if (linked != counters.entries() || keys != counters.keys()) {
-            throw new IllegalStateException("(C2, C3) gauges disagree with the lists: entries " + counters.entries()
-                    + " vs " + linked + " linked; keys " + counters.keys() + " vs " + keys);
-        }
-    }
-
-    /** The thread driving the timer, once started: this purgatory's reaper, or its shared runtime's driver. */
-    SystemTimerReaper reaper() {
-        return runtime.driver();
-    }
-
-    Timer timer() {
-        return timer;
-    }
-
-    // ---- internals ----
-
-    private WatcherList shardFor(Object key) {
-        return shards[shardIndex(key)];
-    }
-
-    /**
-     * The shard of {@code key}: the top bits of its hash times the golden ratio. Not the low bits
-     * a HashMap takes for its buckets: keys sharing a shard would then share the bucket bits too,
-     * and each shard's map would fall into a few long (tree) buckets.
-     */
-    int shardIndex(Object key) {
-        int mixed = key.hashCode() * 0x9E3779B9;
-        return shardShift == 32 ? 0 : mixed >>> shardShift;
-    }
-
-    private Outcome closeOutcome() {
-        return switch (closePolicy) {
-            case EXPIRE -> Outcome.EXPIRED;
-            case COMPLETE -> Outcome.COMPLETED;
-            case CANCEL -> Outcome.CANCELLED;
-        };
-    }
-
-    private void admit() {
-        if (admitted != null && admitted.incrementAndGet() > maxPending) {
-            admitted.decrementAndGet();
-            counters.rejected();
-            throw new PurgatoryFullException(name, maxPending);
-        }
-    }
-
-    private void release() {
-        if (admitted != null) {
-            admitted.decrementAndGet();
-        }
+    private static void nothingElse() {
+        // the engine holds everything this facade has
     }
 }

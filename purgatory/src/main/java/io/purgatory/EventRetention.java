@@ -1,5 +1,7 @@
 package io.purgatory;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
 import java.util.Iterator;
@@ -12,27 +14,30 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code maxEntries} keys are kept; beyond, the oldest event is dropped (counted). Each event
  * leaves when its window ends, by an entry on the waits' own timer.
  */
-final class EventRetention<V> {
+final class EventRetention<V> implements EventReadings {
 
     /*
      * Implementation notes.
      *
-     * (R1) `events` holds exactly the retained events, oldest first (a key's newer event replaces
+     * (X1) `events` holds exactly the retained events, oldest first (a key's newer event replaces
      *      its older one and moves to the end), at most maxEntries of them; each one it holds has
      *      its expiry on the timer, and one it no longer holds has none (cancelled on removal).
      *      All of it is guarded by this object's monitor, held only around map changes and reads.
-     * (R2) An event is retained before it is offered to the waits watching its key, and a
-     *      submission tries the retention after it is watched: a wait registered while an event is
-     *      handed over is answered by one or the other, so no event is lost inside its window.
+     * (X2) An event is retained before it is offered to the waits watching its key, and a
+     *      submission tries the retention after it is watched (its second try): a wait registered
+     *      while an event is handed over is answered by one or the other, so no event is lost
+     *      inside its window.
      */
 
     private final long windowMs;
     private final int maxEntries;
     private final Timer timer;
+    @GuardedBy("this")
     private final LinkedHashMap<Object, Event<V>> events = new LinkedHashMap<>();
     private final LongAdder evicted = new LongAdder();
     private final LongAdder hits = new LongAdder();
-    private boolean closed; // guarded by this
+    @GuardedBy("this")
+    private boolean closed;
 
     EventRetention(long windowMs, int maxEntries, Timer timer) {
         this.windowMs = windowMs;
@@ -40,7 +45,7 @@ final class EventRetention<V> {
         this.timer = timer;
     }
 
-    /** Keeps {@code value}, at {@code position}, as {@code key}'s last event for the window (R1, R2). */
+    /** Keeps {@code value}, at {@code position}, as {@code key}'s last event for the window (X1, X2). */
     synchronized void retain(Object key, V value, long position) {
         if (closed) {
             return;
@@ -64,20 +69,17 @@ final class EventRetention<V> {
         }
     }
 
-    /** Offers {@code key}'s retained event, if any, to {@code wait}; true iff it completed the wait. */
-    boolean offerTo(Object key, KeyedWait<V> wait) {
-        Event<V> event;
-        synchronized (this) {
-            event = events.get(key);
-        }
-        if (event != null && wait.offer(event.value, event.position)) {
-            hits.increment();
-            return true;
-        }
-        return false;
+    /** {@code key}'s retained event, or null. */
+    synchronized Event<V> lastEvent(Object key) {
+        return events.get(key);
     }
 
-    /** Drops every event and stops retaining (R1). */
+    /** A wait was answered at registration by a retained event. */
+    void hit() {
+        hits.increment();
+    }
+
+    /** Drops every event and stops retaining (X1). */
     synchronized void close() {
         closed = true;
         for (Event<V> event : events.values()) {
@@ -95,14 +97,19 @@ final class EventRetention<V> {
         return events.size();
     }
 
-    /** Events dropped before their window ended, because {@code maxEntries} were retained. */
-    long evictedCount() {
-        return evicted.sum();
+    @Override
+    public long retained() {
+        return size();
     }
 
-    /** Waits answered at registration by a retained event. */
-    long hitCount() {
+    @Override
+    public long hits() {
         return hits.sum();
+    }
+
+    @Override
+    public long evicted() {
+        return evicted.sum();
     }
 
     private synchronized void expire(Event<V> event) {
@@ -110,11 +117,11 @@ final class EventRetention<V> {
     }
 
     /** A retained event, and its expiry on the timer. */
-    private static final class Event<V> extends TimerTask {
+    static final class Event<V> extends TimerTask {
         private final EventRetention<V> retention;
-        final Object key;
-        final V value;
-        final long position;
+        private final Object key;
+        private final V value;
+        private final long position;
 
         Event(EventRetention<V> retention, Object key, V value, long position, long windowMs) {
             super(windowMs);
@@ -122,6 +129,14 @@ final class EventRetention<V> {
             this.key = key;
             this.value = value;
             this.position = position;
+        }
+
+        V value() {
+            return value;
+        }
+
+        long position() {
+            return position;
         }
 
         @Override

@@ -5,7 +5,9 @@ import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * One wait of {@link KeyedWaits}: a purgatory operation whose answer is a value handed over by
@@ -18,24 +20,27 @@ final class KeyedWait<V> extends DelayedOperation {
     /*
      * Implementation notes.
      *
-     * (W1) The answer is decided by one CAS on `answer`, from NONE to the value (or a Failure),
+     * (V1) The answer is decided by one CAS on `answer`, from NONE to the value (or a Failure),
      *      and only then is the operation completed (forceComplete). Two events accepted at once
      *      therefore never overwrite each other: the first CAS wins, the other offer returns false.
      *      The winner's forceComplete can still lose to an expiry or a cancel; the outcome, not the
      *      answer, decides what the future gets.
-     * (W2) A predicate can run on several threads at once (an event on each), never on a settled
+     * (V2) A predicate can run on several threads at once (an event on each), never on a settled
      *      wait (checked first), and never after the answer is taken (checked after it, too).
-     * (W3) The wait's settle decides the future's answer, never the future itself: the answer is a
+     * (V3) The wait's settle decides the future's answer, never the future itself: the answer is a
      *      function of the outcome and of `answer`, which is fixed once settled (a cancel seals a
      *      NONE answer by a CAS to SEALED). answerFuture computes it; the callbacks call it, and so
      *      does a completion of the future from outside once its cancel() has run, so that the
      *      future is done when that call returns even if the callbacks run later. A completion
-     *      from outside takes the answer (an Outside, by the CAS of W1) and then cancels the wait:
+     *      from outside takes the answer (an Outside, by the CAS of V1) and then cancels the wait:
      *      its result is the future's iff that answer is the wait's and the wait ends cancelled.
+     *      A wait answered at its submission (an early event) gets its future completed by the
+     *      submission itself too, so the future is done when await returns, even inside another
+     *      wait's callback, where its own callbacks run only after that callback returns (Q1).
      */
 
     private static final Object NONE = new Object();
-    /** The answer of a wait cancelled without one (W3). */
+    /** The answer of a wait cancelled without one (V3). */
     private static final Object SEALED = new Object();
     private static final VarHandle ANSWER;
 
@@ -47,9 +52,12 @@ final class KeyedWait<V> extends DelayedOperation {
         }
     }
 
-    private final KeyedWaits<?, V> owner;
-    /** The one key (Object) or the keys (Object[]), for early events; null if the waits retain none. */
-    private final Object keys;
+    /** Where early events are kept; null if the waits retain none. */
+    private final EventRetention<V> retention;
+    /** The one key, for early events; null if the wait is on several keys or the waits retain no events. */
+    private final Object key;
+    /** The keys of a wait on several, for early events; null otherwise. */
+    private final Object[] keys;
     private final Predicate<? super V> accept;
     private final Object fallback;
     /** The position an event must carry to answer the wait; NO_POSITION if any event may. */
@@ -57,10 +65,11 @@ final class KeyedWait<V> extends DelayedOperation {
     private final WaitFuture<V> future = new WaitFuture<>(this);
     private volatile Object answer = NONE;
 
-    KeyedWait(KeyedWaits<?, V> owner, long timeoutMs, Object keys, Predicate<? super V> accept, Object fallback,
-              long atLeast) {
+    KeyedWait(long timeoutMs, EventRetention<V> retention, Object key, Object[] keys, Predicate<? super V> accept,
+              Object fallback, long atLeast) {
         super(timeoutMs);
-        this.owner = owner;
+        this.retention = retention;
+        this.key = key;
         this.keys = keys;
         this.accept = accept;
         this.fallback = fallback;
@@ -71,14 +80,18 @@ final class KeyedWait<V> extends DelayedOperation {
         return NONE;
     }
 
-    WaitFuture<V> future() {
+    /** The future, once the submission returned: completed already if the wait was answered then (V3). */
+    WaitFuture<V> answeredFuture() {
+        if (isCompleted()) {
+            answerFuture();
+        }
         return future;
     }
 
     /**
      * Answers the wait with {@code value}, an event at {@code position} (NO_POSITION if it has
      * none), if the wait is pending, the position reaches its own and its predicate accepts the
-     * value (W1, W2); true iff this call completed it.
+     * value (V1, V2); true iff this call completed it.
      */
     boolean offer(V value, long position) {
         if (isCompleted() || (atLeast != KeyedWaits.NO_POSITION && position < atLeast) || !accepts(value)) {
@@ -87,12 +100,12 @@ final class KeyedWait<V> extends DelayedOperation {
         return ANSWER.compareAndSet(this, NONE, value) && forceComplete();
     }
 
-    /** Fails the wait with {@code error} if it is pending (W1); true iff this call completed it. */
+    /** Fails the wait with {@code error} if it is pending (V1); true iff this call completed it. */
     boolean fail(Throwable error) {
         return !isCompleted() && ANSWER.compareAndSet(this, NONE, new Failure(error)) && forceComplete();
     }
 
-    /** Cancels the wait from its future (W3); true iff the future is now cancelled, as CompletableFuture's. */
+    /** Cancels the wait from its future (V3); true iff the future is now cancelled, as CompletableFuture's. */
     boolean cancelFromFuture() {
         cancel();
         answerFuture();
@@ -100,7 +113,7 @@ final class KeyedWait<V> extends DelayedOperation {
     }
 
     /**
-     * Ends the wait from its future with {@code value}, or {@code error} if not null (W3); true iff
+     * Ends the wait from its future with {@code value}, or {@code error} if not null (V3); true iff
      * that is now the future's answer.
      */
     boolean completeFromFuture(V value, Throwable error) {
@@ -115,19 +128,27 @@ final class KeyedWait<V> extends DelayedOperation {
     /** The submission's tries: an early event retained for one of the keys answers the wait at once. */
     @Override
     protected boolean tryComplete() {
-        EventRetention<V> retention = owner.retention();
         if (retention == null) {
             return false;
         }
-        if (keys instanceof Object[] all) {
-            for (Object key : all) {
-                if (retention.offerTo(key, this)) {
-                    return true;
-                }
-            }
-            return false;
+        if (keys == null) {
+            return offerRetained(key);
         }
-        return retention.offerTo(keys, this);
+        for (Object k : keys) {
+            if (offerRetained(k)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean offerRetained(Object k) {
+        EventRetention.Event<V> event = retention.lastEvent(k);
+        if (event != null && offer(event.value(), event.position())) {
+            retention.hit();
+            return true;
+        }
+        return false;
     }
 
     @Override
@@ -147,10 +168,11 @@ final class KeyedWait<V> extends DelayedOperation {
 
     @Override
     public String toString() {
-        return "KeyedWait[" + owner.name() + ", " + delayMs() + " ms, " + outcome() + "]";
+        Owner o = owner;
+        return "KeyedWait[" + (o == null ? "unsubmitted" : o.name()) + ", " + delayMs() + " ms, " + outcome() + "]";
     }
 
-    /** Completes the future with the settled wait's answer (W3); nothing while it is pending. */
+    /** Completes the future with the settled wait's answer (V3); nothing while it is pending. */
     private void answerFuture() {
         Outcome outcome = outcome();
         if (outcome == Outcome.EXPIRED) {
@@ -159,7 +181,7 @@ final class KeyedWait<V> extends DelayedOperation {
                 V value = (V) fallback;
                 future.settle(value, null);
             } else {
-                future.settle(null, owner.timedOut(delayMs()));
+                future.settle(null, timedOut());
             }
         } else if (outcome == Outcome.CANCELLED) {
             ANSWER.compareAndSet(this, NONE, SEALED);
@@ -183,22 +205,26 @@ final class KeyedWait<V> extends DelayedOperation {
     }
 
     private boolean accepts(V value) {
-        if (accept == null) {
-            return true;
+        return accept == null || UserCode.test(accept, value, this); // a predicate that throws: "not this value"
+    }
+
+    /** The timeout's answer: the wait's time ran out, or its waits closed first. */
+    private WaitTimeoutException timedOut() {
+        Owner o = owner;
+        String name = o == null ? "?" : o.name();
+        if (o != null && o.isClosed()) {
+            return new WaitTimeoutException("keyed waits '" + name + "' closed before an event answered the wait",
+                    true);
         }
-        try {
-            return accept.test(value);
-        } catch (Throwable error) { // as a throwing tryComplete: "not this value", reported
-            Callbacks.reportError(owner.purgatory(), this, OperationErrorHandler.Callback.TRY_COMPLETE, error);
-            return false;
-        }
+        return new WaitTimeoutException("no event answered the wait in '" + name + "' within " + delayMs() + " ms",
+                false);
     }
 
     /** An error handed over by completeExceptionally: never a V, since the class is private. */
     private record Failure(Throwable error) {
     }
 
-    /** The answer given to the wait's future from outside: a value, or an error if not null (W3). */
+    /** The answer given to the wait's future from outside: a value, or an error if not null (V3). */
     private record Outside(Object value, Throwable error) {
     }
 
@@ -206,7 +232,7 @@ final class KeyedWait<V> extends DelayedOperation {
      * The future of a wait. Completing it from outside ({@code cancel}, {@code complete},
      * {@code completeExceptionally}, and so {@code orTimeout} and {@code completeOnTimeout}) ends
      * the wait at once, counted as cancelled, unless the wait has already ended: then the call
-     * returns false and the wait's own answer stands (W3). {@code obtrude*} overwrite the answer
+     * returns false and the wait's own answer stands (V3). {@code obtrude*} overwrite the answer
      * whatever it is, and end the wait too.
      */
     static final class WaitFuture<V> extends CompletableFuture<V> {
@@ -217,7 +243,7 @@ final class KeyedWait<V> extends DelayedOperation {
             this.wait = wait;
         }
 
-        /** Completes the future with the wait's answer (W3), unless it is done. */
+        /** Completes the future with the wait's answer (V3), unless it is done. */
         void settle(V value, Throwable error) {
             if (error == null) {
                 super.complete(value);
@@ -241,6 +267,29 @@ final class KeyedWait<V> extends DelayedOperation {
         @Override
         public boolean completeExceptionally(Throwable ex) {
             return wait.completeFromFuture(null, Objects.requireNonNull(ex, "ex"));
+        }
+
+        /** Completes the future, and so ends the wait, with what {@code supplier} gives, on {@code executor}. */
+        @Override
+        public CompletableFuture<V> completeAsync(Supplier<? extends V> supplier, Executor executor) {
+            Objects.requireNonNull(supplier, "supplier");
+            Objects.requireNonNull(executor, "executor");
+            executor.execute(() -> {
+                V value;
+                try {
+                    value = supplier.get();
+                } catch (Throwable error) {
+                    completeExceptionally(error);
+                    return;
+                }
+                complete(value);
+            });
+            return this;
+        }
+
+        @Override
+        public CompletableFuture<V> completeAsync(Supplier<? extends V> supplier) {
+            return completeAsync(supplier, defaultExecutor());
         }
 
         @Override

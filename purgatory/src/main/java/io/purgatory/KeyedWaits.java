@@ -5,7 +5,6 @@ import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -30,8 +29,12 @@ import java.util.function.Predicate;
  * }</pre>
  *
  * <p>Keys and values are typed, so a wait on an {@code Integer} and an event for a {@code Long}
- * do not compile together. Keys need consistent {@code equals} and {@code hashCode}; values may be
- * null.
+ * do not compile together; {@code build()} takes the types from the variable it is assigned to
+ * (with {@code var} nothing states them, and the first {@code await} or {@code complete} does not
+ * compile: write the type). A key
+ * is always one key, whatever its type (an array too); a wait on several keys says so:
+ * {@link #onAny}, {@link #awaitAny}. Keys need consistent {@code equals} and {@code hashCode};
+ * values may be null.
  *
  * <p><b>Ending a wait.</b> Each wait is settled exactly once, by the first of: an event its
  * predicate accepts ({@link #complete}), an error ({@link #completeExceptionally}), its timeout
@@ -48,14 +51,14 @@ import java.util.function.Predicate;
  *
  * <p><b>Threads.</b> Thread-safe. A future completes on the thread that settles its wait: the
  * caller of {@code complete}, {@code completeExceptionally} or {@code close}, the caller of
- * {@code await} when an early event answers it at once, or an expiration thread at the timeout.
- * Dependent stages without {@code Async} run there too, so keep them short or use the
+ * {@code await} when an early event answers it at once (the future is then done when
+ * {@code await} returns, also inside another wait's callback), or an expiration thread at the
+ * timeout. Dependent stages without {@code Async} run there too, so keep them short or use the
  * {@code *Async} stages. Predicates run on the thread handing over the event, possibly on several
  * threads at once, with no lock held: they must be quick, thread-safe and free of side effects;
  * one that throws counts as "not this value" and its error goes to the error handler.
  *
- * <p>Built on a {@link DelayedOperationPurgatory} (its shards, timer, counters and meters, under
- * this object's name); a wait costs one operation and its future.
+ * <p>A wait costs one operation of the purgatory engine and its future.
  *
  * @param <K> the key type
  * @param <V> the event value type
@@ -65,34 +68,26 @@ public final class KeyedWaits<K, V> implements Purgatory {
     /** The position of an event that carries none: it answers no positioned wait. */
     static final long NO_POSITION = Long.MIN_VALUE;
 
-    private final DelayedOperationPurgatory<KeyedWait<V>> purgatory;
+    private final Engine engine;
     private final EventRetention<V> retention;
     private final WatcherList.Visitor offer = (op, value) -> offer(op, value, NO_POSITION);
     private final WatcherList.Visitor fail = KeyedWaits::fail;
 
-    @SuppressWarnings("unchecked") // the purgatory is new and holds only the KeyedWait<V> submitted here
     private KeyedWaits(Builder b) {
-        if (b.purgatory.closePolicy == ClosePolicy.COMPLETE) {
+        if (b.settings.closePolicy == ClosePolicy.COMPLETE) {
             throw new IllegalArgumentException("closePolicy COMPLETE has no value to complete a keyed wait with:"
                     + " use EXPIRE (the timeout's answer) or CANCEL");
         }
-        this.purgatory = (DelayedOperationPurgatory<KeyedWait<V>>) (DelayedOperationPurgatory<?>) b.purgatory.build();
-        Timer timer = purgatory.timer();
-        this.retention = b.retainWindowMs > 0
-                ? new EventRetention<>(b.retainWindowMs, b.retainMaxEntries, timer) : null;
-        if (b.metrics != null) {
-            try {
-                purgatory.bindMetrics(b.metrics, retention);
-            } catch (RuntimeException bindFailure) {
-                close();
-                throw bindFailure;
-            }
-        }
+        this.engine = new Engine(b.settings, this::dropRetained);
+        Timer timer = engine.timer();
+        this.retention = b.retainWindowMs > 0 ? new EventRetention<>(b.retainWindowMs, b.retainMaxEntries, timer)
+                : null;
+        engine.bindAtBuild(b.settings.metrics, retention);
     }
 
     /**
      * Starts a builder of keyed waits named {@code name} (the name of its purgatory and meters).
-     * The key and value types come from the assignment: no type witness is needed.
+     * The key and value types come from the variable {@code build()} is assigned to.
      */
     public static Builder builder(String name) {
         return new Builder(name);
@@ -113,9 +108,12 @@ public final class KeyedWaits<K, V> implements Purgatory {
         return onAny(keys).until(until).await(timeout);
     }
 
-    /** A wait on {@code key}, to refine ({@link Await#until}, {@link Await#orElse}) and then {@link Await#await}. */
+    /**
+     * A wait on {@code key}, one key whatever its type, to refine ({@link Await#until},
+     * {@link Await#orElse}) and then {@link Await#await}.
+     */
     public Await<K, V> on(K key) {
-        return new Await<>(this, Objects.requireNonNull(key, "key"));
+        return new Await<>(this, WatchKeys.check(Objects.requireNonNull(key, "key"), 0), null);
     }
 
     /**
@@ -126,7 +124,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
      */
     public Await<K, V> onAny(Collection<? extends K> keys) {
         Object[] distinct = WatchKeys.distinct(keys);
-        return new Await<>(this, distinct.length == 1 ? distinct[0] : distinct);
+        return distinct.length == 1 ? new Await<>(this, distinct[0], null) : new Await<>(this, null, distinct);
     }
 
     /**
@@ -136,13 +134,13 @@ public final class KeyedWaits<K, V> implements Purgatory {
      */
     public int complete(K key, V value) {
         Objects.requireNonNull(key, "key");
-        if (purgatory.isClosed()) {
+        if (engine.isClosed()) {
             return 0;
         }
         if (retention != null) {
-            retention.retain(key, value, NO_POSITION); // before the waits are visited (R2)
+            retention.retain(key, value, NO_POSITION); // before the waits are visited (X2)
         }
-        return purgatory.visitReached(key, NO_POSITION, value, offer);
+        return engine.visit(key, Visit.REACHED, NO_POSITION, value, offer);
     }
 
     /**
@@ -158,25 +156,25 @@ public final class KeyedWaits<K, V> implements Purgatory {
         if (position == NO_POSITION) {
             throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
         }
-        if (purgatory.isClosed()) {
+        if (engine.isClosed()) {
             return 0;
         }
         if (retention != null) {
-            retention.retain(key, value, position); // before the waits are visited (R2)
+            retention.retain(key, value, position); // before the waits are visited (X2)
         }
-        return purgatory.visitReached(key, position, value, new PositionedOffer(position));
+        return engine.visit(key, Visit.REACHED, position, value, new PositionedOffer(position));
     }
 
     /** Fails every wait on {@code key} with {@code error}; returns how many. Errors are not retained. */
     public int completeExceptionally(K key, Throwable error) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(error, "error");
-        return purgatory.visitAll(key, error, fail); // every wait, positioned or not
+        return engine.visit(key, Visit.ALL, 0L, error, fail); // every wait, positioned or not
     }
 
     /** Pending waits. O(1). */
     public int pending() {
-        return purgatory.numDelayed();
+        return engine.pending();
     }
 
     /** Early events retained now (0 without retention). */
@@ -184,27 +182,27 @@ public final class KeyedWaits<K, V> implements Purgatory {
         return retention == null ? 0 : retention.size();
     }
 
-    /** A snapshot of the counters of the underlying purgatory: pending, completed, expired, cancelled... */
+    /** A snapshot of the counters of the waits: pending, completed, expired, cancelled... O(1). */
     @Override
     public PurgatoryStats stats() {
-        return purgatory.stats();
+        return engine.stats();
     }
 
     /**
-     * Binds the metrics of the waits with {@code factory}, their purgatory's and, with
-     * {@code retainEvents}, the retention's (see {@link DelayedOperationPurgatory#bindMetrics}).
+     * Binds the metrics of the waits with {@code factory}: the purgatory's and, with
+     * {@code retainEvents}, the retention's (see {@link MetricsSource#retainsEvents()}).
      *
      * @throws IllegalStateException if metrics are already bound, or the waits are closed
      */
     @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
-        purgatory.bindMetrics(factory, retention);
+        engine.bindMetrics(factory, retention);
     }
 
     /** Whether metrics are bound (and the waits not yet closed). */
     @Override
     public boolean hasMetrics() {
-        return purgatory.hasMetrics();
+        return engine.hasMetrics();
     }
 
     /**
@@ -222,66 +220,70 @@ public final class KeyedWaits<K, V> implements Purgatory {
         return retention == null ? Duration.ZERO : Duration.ofMillis(retention.windowMs());
     }
 
-    /** The name of the waits: of their purgatory, threads and meters. */
+    /** The name of the waits: of their threads and meters. */
     @Override
     public String name() {
-        return purgatory.name();
+        return engine.name();
     }
 
     /** True once {@link #close()} was called, here or by a runtime the waits were built on. */
     @Override
     public boolean isClosed() {
-        return purgatory.isClosed();
+        return engine.isClosed();
     }
 
     /**
      * Answers every pending wait by the close policy (default: as its timeout would, else
      * cancelled), drops the retained events, stops the timer if it is the waits' own and removes
-     * the meters. Idempotent. Afterwards {@code await} throws {@link IllegalStateException} and
-     * {@code complete} does nothing.
+     * the meters; returns once the futures it answered are done (see
+     * {@link DelayedOperationPurgatory#close()}). Idempotent. Afterwards {@code await} throws
+     * {@link IllegalStateException} and {@code complete} does nothing.
      */
     @Override
     public void close() {
-        purgatory.close();
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "KeyedWaits[" + engine.name() + ", pending=" + engine.pending() + "]";
+    }
+
+    /** The engine under this facade (tests). */
+    Engine engine() {
+        return engine;
+    }
+
+    /** The retention of early events, or null (tests). */
+    EventRetention<V> retention() {
+        return retention;
+    }
+
+    /** The engine's close, after its sweep: the early events go too. */
+    private void dropRetained() {
         if (retention != null) {
             retention.close();
         }
     }
 
-    // ---- for KeyedWait and tests ----
-
-    DelayedOperationPurgatory<KeyedWait<V>> purgatory() {
-        return purgatory;
-    }
-
-    EventRetention<V> retention() {
-        return retention;
-    }
-
-    WaitTimeoutException timedOut(long timeoutMs) {
-        if (purgatory.isClosed()) {
-            return new WaitTimeoutException("keyed waits '" + name() + "' closed before an event answered the wait",
-                    true);
-        }
-        return new WaitTimeoutException("no event answered the wait in '" + name() + "' within " + timeoutMs
-                + " ms", false);
-    }
-
-    private CompletableFuture<V> submit(Object keys, Duration timeout, Predicate<? super V> until, Object fallback,
-                                        long atLeast) {
+    private CompletableFuture<V> submit(Object key, Object[] keys, Duration timeout, Predicate<? super V> until,
+                                        Object fallback, long atLeast) {
         long timeoutMs = Durations.toMillis(timeout, "timeout");
-        KeyedWait<V> wait = new KeyedWait<>(this, timeoutMs, retention == null ? null : keys, until, fallback,
-                atLeast);
+        boolean retains = retention != null;
+        KeyedWait<V> wait = new KeyedWait<>(timeoutMs, retains ? retention : null, retains ? key : null,
+                retains ? keys : null, until, fallback, atLeast);
         if (atLeast != NO_POSITION) {
-            purgatory.tryCompleteElseWatch(wait, keys, atLeast);
+            engine.submitAt(wait, key, atLeast);
+        } else if (key != null) {
+            engine.submit(wait, key);
         } else {
-            purgatory.tryCompleteElseWatch(wait, keys instanceof Object[] all ? List.of(all) : List.of(keys));
+            engine.submit(wait, keys);
         }
-        return wait.future();
+        return wait.answeredFuture();
     }
 
     private static boolean offer(DelayedOperation op, Object value, long position) {
-        @SuppressWarnings("unchecked") // the purgatory holds only KeyedWait<V>, and complete takes a V
+        @SuppressWarnings("unchecked") // the engine holds only KeyedWait<V>, and complete takes a V
         KeyedWait<Object> wait = (KeyedWait<Object>) op;
         return wait.offer(value, position);
     }
@@ -299,7 +301,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
     }
 
     /**
-     * One wait being described: its key or keys, then optionally the predicate an event must
+     * One wait being described: its key (or keys), then optionally the predicate an event must
      * satisfy and the value to complete with at the timeout; {@link #await} submits it. Not
      * thread-safe; each {@code await} submits a new wait.
      *
@@ -308,13 +310,17 @@ public final class KeyedWaits<K, V> implements Purgatory {
      */
     public static final class Await<K, V> {
         private final KeyedWaits<K, V> waits;
-        private final Object keys;
+        /** The one key, or null if the wait is on several. */
+        private final Object key;
+        /** The distinct keys of a wait on several, or null. */
+        private final Object[] keys;
         private Predicate<? super V> until;
         private Object fallback = KeyedWait.noFallback();
         private long atLeast = NO_POSITION;
 
-        Await(KeyedWaits<K, V> waits, Object keys) {
+        Await(KeyedWaits<K, V> waits, Object key, Object[] keys) {
             this.waits = waits;
+            this.key = key;
             this.keys = keys;
         }
 
@@ -334,8 +340,9 @@ public final class KeyedWaits<K, V> implements Purgatory {
          *         {@code Long.MIN_VALUE}
          */
         public Await<K, V> atLeast(long position) {
-            if (keys instanceof Object[]) {
-                throw new IllegalArgumentException("atLeast(position) waits on one key; this wait is on several");
+            if (key == null) {
+                throw new IllegalArgumentException("atLeast(position) waits on one key; this wait is on "
+                        + keys.length);
             }
             if (position == NO_POSITION) {
                 throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
@@ -360,7 +367,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
          * @throws PurgatoryFullException if {@code maxPending} waits are pending
          */
         public CompletableFuture<V> await(Duration timeout) {
-            return waits.submit(keys, timeout, until, fallback, atLeast);
+            return waits.submit(key, keys, timeout, until, fallback, atLeast);
         }
     }
 
@@ -370,13 +377,12 @@ public final class KeyedWaits<K, V> implements Purgatory {
      * no early events. Not thread-safe.
      */
     public static final class Builder {
-        private final PurgatoryBuilder<KeyedWait<?>> purgatory;
+        private final EngineSettings settings;
         private long retainWindowMs;
         private int retainMaxEntries;
-        private MetricsRecorderFactory metrics;
 
         Builder(String name) {
-            this.purgatory = new PurgatoryBuilder<>(name);
+            this.settings = new EngineSettings(name);
         }
 
         /**
@@ -400,13 +406,11 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
         /**
          * Uses {@code timer} instead of an own one (not closed by the waits). A {@link ManualTimer}
-         * is advanced by the test, so no reaper thread is started for it.
+         * is advanced by the test, so no reaper thread is started for it: due waits are answered
+         * on the test's thread before {@code advanceClock} returns.
          */
         public Builder timer(Timer timer) {
-            purgatory.timer(timer);
-            if (timer instanceof ManualTimer) {
-                purgatory.reaperEnabled(false);
-            }
+            settings.timer(timer);
             return this;
         }
 
@@ -415,13 +419,17 @@ public final class KeyedWaits<K, V> implements Purgatory {
          * with the other purgatories and waits built on it (see {@link PurgatoryRuntime}).
          */
         public Builder runtime(PurgatoryRuntime runtime) {
-            purgatory.runtime(runtime);
+            settings.runtime(runtime);
             return this;
         }
 
-        /** The clock of the own timer and of the duration metrics (see {@link PurgatoryBuilder#clock}). */
+        /**
+         * The clock of the own timer and of the duration metrics (see {@link PurgatoryBuilder#clock}:
+         * a {@link io.purgatory.timer.ManualClock} is refused; use {@link #timer} with a
+         * {@link ManualTimer} for tests).
+         */
         public Builder clock(Clock clock) {
-            purgatory.clock(clock);
+            settings.clock(clock);
             return this;
         }
 
@@ -430,37 +438,51 @@ public final class KeyedWaits<K, V> implements Purgatory {
          * with {@code retainEvents}, the retention's (see {@link MetricsSource#retainsEvents()}).
          */
         public Builder metrics(MetricsRecorderFactory factory) {
-            this.metrics = java.util.Objects.requireNonNull(factory, "factory");
+            settings.metrics(factory);
             return this;
         }
 
         /** Receives the errors of predicates and of the waits' callbacks (default: the process-wide handler). */
         public Builder errorHandler(OperationErrorHandler errorHandler) {
-            purgatory.errorHandler(errorHandler);
+            settings.errorHandler(errorHandler);
             return this;
         }
 
         /** At most this many pending waits; beyond, {@code await} throws {@link PurgatoryFullException}. */
         public Builder maxPending(int maxPending) {
-            purgatory.maxPending(maxPending);
+            settings.maxPending(maxPending);
             return this;
         }
 
         /** {@code EXPIRE} (default: answered as at the timeout) or {@code CANCEL}; {@code COMPLETE} is refused. */
         public Builder closePolicy(ClosePolicy closePolicy) {
-            purgatory.closePolicy(closePolicy);
+            settings.closePolicy(closePolicy);
             return this;
         }
 
         /** Shards of the key space (see {@link PurgatoryBuilder#shards}). */
         public Builder shards(int shards) {
-            purgatory.shards(shards);
+            settings.shards(shards);
             return this;
         }
 
-        /** Builds the waits; {@code K} and {@code V} are inferred from the assignment. */
-        public <K, V> KeyedWaits<K, V> build() {
-            return new KeyedWaits<>(this);
+        /**
+         * Builds the waits, typed by the variable (or the parameter, or the return type) the result
+         * goes to: {@code KeyedWaits<OrderId, Payment> w = KeyedWaits.builder("x").build();}. With
+         * {@code var} nothing states the types: the result then takes no key and no value, so the
+         * first {@code await} or {@code complete} on it does not compile, instead of accepting an
+         * {@code Integer} key in one place and a {@code String} in another.
+         *
+         * @param <W> the waits' type, as the target gives it
+         * @throws IllegalArgumentException if settings conflict (see {@link PurgatoryBuilder#build()}),
+         *         or the close policy is {@code COMPLETE}
+         * @throws IllegalStateException if the runtime given is closed
+         */
+        // W is bounded by a final class, so it is KeyedWaits<K, V> for the target's K and V: the cast is sound,
+        // and a W left to its bound (var) is the point: waits that take no key or value.
+        @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
+        public <W extends KeyedWaits<?, ?>> W build() {
+            return (W) new KeyedWaits<>(this);
         }
     }
 }

@@ -12,12 +12,13 @@ public final class MetricsSource {
 
     private final String name;
     private final PurgatoryCounters counters;
-    private final EventRetention<?> retention;
+    /** A facade's readings of early events, or null. */
+    private final EventReadings events;
 
-    MetricsSource(String name, PurgatoryCounters counters, EventRetention<?> retention) {
+    MetricsSource(String name, PurgatoryCounters counters, EventReadings events) {
         this.name = name;
         this.counters = counters;
-        this.retention = retention;
+        this.events = events;
     }
 
     /** The purgatory's name: the one tag its metrics carry. Never a key. */
@@ -86,21 +87,21 @@ public final class MetricsSource {
 
     /** Whether this is a {@link KeyedWaits} that retains early events: the three reads below are then live. */
     public boolean retainsEvents() {
-        return retention != null;
+        return events != null;
     }
 
     /** Early events retained now (a gauge); 0 without retention. */
     public long eventsRetained() {
-        return retention == null ? 0 : retention.size();
+        return events == null ? 0 : events.retained();
     }
 
     /** Waits answered at registration by a retained event; 0 without retention. */
     public long eventsRetainedHits() {
-        return retention == null ? 0 : retention.hitCount();
+        return events == null ? 0 : events.hits();
     }
 
     /** Retained events dropped before their window ended, for capacity; 0 without retention. */
     public long eventsEvicted() {
-        return retention == null ? 0 : retention.evictedCount();
+        return events == null ? 0 : events.evicted();
     }
 }

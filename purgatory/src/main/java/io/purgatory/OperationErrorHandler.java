@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
  * {@code onComplete} does not stop {@code onExpiration}; no library thread dies.
  *
  * <p>Called on the thread that ran the callback, with no purgatory lock held. A handler should
- * not throw; if it does, its failure is logged.
+ * not throw; if it does (even by rethrowing the failure it was given), its failure is logged, with
+ * the original attached, and the purgatory carries on unharmed.
  */
 @FunctionalInterface
 public interface OperationErrorHandler {
@@ -73,23 +74,13 @@ public interface OperationErrorHandler {
         return ProcessDefaultHandler.INSTANCE.delegate.getAndSet(handler);
     }
 
-    /** Calls {@code handler}, logging instead of throwing if the handler fails. */
-    static void report(OperationErrorHandler handler, String purgatory, DelayedOperation operation,
-                       Callback callback, Throwable error) {
-        try {
-            handler.onError(purgatory, operation, callback, error);
-        } catch (Throwable handlerError) {
-            handlerError.addSuppressed(error);
-            LoggingHandler.INSTANCE.onError(purgatory, operation, callback, handlerError);
-        }
-    }
 }
 
 /** The default {@link OperationErrorHandler}. */
 enum LoggingHandler implements OperationErrorHandler {
     INSTANCE;
 
-    private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
+    private static final Logger LOG = LoggerFactory.getLogger(UserCode.LOGGER);
 
     @Override
     public void onError(String purgatory, DelayedOperation operation, Callback callback, Throwable error) {

@@ -4,28 +4,38 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The life of a {@link DelayedOperation}, in its one state word: claimed for a try, settled once,
- * finished once. Every transition is a CAS on that word; nothing here blocks.
+ * The life of a {@link DelayedOperation}, in its one state word: submitted once, claimed for each
+ * try, settled once, finished once. Every transition is a CAS on that word; nothing here blocks.
  */
 final class OperationState {
 
     /*
      * Implementation notes.
      *
-     * The word: bits 0-1 the outcome (0 while pending, else Outcome.ordinal() + 1); the flags
-     * below; bits 8-63 the watch time in microseconds, modulo 2^56 (about 2,284 years).
+     * The word: bits 0-1 the outcome (0 while pending, else Outcome.ordinal() + 1); bits 2-7 the
+     * flags below; bits 8-63 the watch time in microseconds, modulo 2^56 (about 2,284 years).
      *
      * (O1) The outcome leaves 0 exactly once, by the CAS in settle, and is never cleared.
      * (O2) A try runs only under the claim: TRYING, set by a CAS on a pending word without it, so
-     *      at most one thread tries the operation at a time. No try starts once it is settled.
-     * (O3) A check that finds the claim taken sets RETRY instead of waiting. The holder, before it
-     *      clears TRYING, tries again while RETRY is set and the operation is pending and
-     *      submitted. The checker's state change happens-before its CAS of RETRY, which the
-     *      holder's next CAS reads, so no wake-up is lost, and no thread waits for another's try.
-     * (O4) Finishing a settle (unlink, count, callbacks) happens exactly once: the settler does it
-     *      if no claim was held when its CAS won, else the holder does it as it clears TRYING.
-     *      Callbacks therefore never overlap a try, and a settle made inside a try (forceComplete
-     *      from tryComplete, a key whose hashCode cancels the operation) is finished after it.
+     *      at most one thread tries the operation at a time, and no try starts on a settled word.
+     *      A settle that takes no claim (a cancel, an expiry, a close) may still land while a try
+     *      runs: that tryComplete then sees isCompleted() turn true and its forceComplete return
+     *      false, and the callbacks wait until it returns (O5).
+     * (O3) A check from another thread that finds the claim taken sets RETRY instead of waiting;
+     *      the holder tries again while RETRY is set and the operation is pending. The checker's
+     *      state change happens-before its CAS of RETRY, which the holder's next CAS reads: no
+     *      wake-up from another thread is lost, and no thread waits for another's try.
+     * (O4) A check made by the holder's own thread from inside its try (a tryComplete that checks
+     *      its own keys, directly or through a callback it runs) sets SELF_RETRY instead. The
+     *      holder honours at most MAX_SELF_RETRIES of those per claim, so an operation whose try
+     *      always checks its own keys is tried a bounded number of times, not for ever.
+     * (O5) Finishing a settle (its owner's booking, then the callbacks) happens exactly once: by
+     *      the settler if no claim was held when its CAS won, else by the holder as it gives the
+     *      claim back, before it clears TRYING. Callbacks therefore never overlap a try, and a
+     *      settled word without TRYING is finished or being finished by its settler.
+     * (O6) `owner` is written under the submission's claim, before the operation is on any list
+     *      or timer, and cleared under it by abandon. It is read by the thread that finishes a
+     *      settle, whose CAS (or claim) came after the submission let its claim go.
      * (O7) A try reports a completion as its own (checkAndComplete's count, the result of
      *      tryCompleteElseWatch) iff the operation was pending when its tryComplete was called
      *      and is completed when it returns, and tryComplete returned true, or threw having
@@ -38,9 +48,13 @@ final class OperationState {
     static final long SUBMITTED = 1L << 4;
     static final long WATCHED = 1L << 5;
     static final long TIMED = 1L << 6;
+    static final long SELF_RETRY = 1L << 7;
+    /** Tries a holder makes at the request of checks from its own tries, per claim (O4). */
+    static final int MAX_SELF_RETRIES = 2;
     private static final int TIME_SHIFT = 8;
     private static final long TIME_MASK = -1L >>> TIME_SHIFT;
     private static final long NANOS_PER_MICRO = 1_000L;
+    private static final long CLAIM_BITS = TRYING | RETRY | SELF_RETRY;
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
 
     private static final VarHandle STATE;
@@ -72,7 +86,12 @@ final class OperationState {
         return (s & SUBMITTED) != 0;
     }
 
-    /** Settles {@code op} with {@code outcome} unless it is settled (O1); finishes it unless a try does (O4). */
+    /** True iff {@code s} is settled and a claim's holder has yet to finish it (O5). */
+    static boolean isBeingFinishedByAHolder(long s) {
+        return isSettled(s) && (s & TRYING) != 0;
+    }
+
+    /** Settles {@code op} with {@code outcome} unless it is settled (O1); finishes it unless a claim is held (O5). */
     static boolean settle(DelayedOperation op, Outcome outcome) {
         for (;;) {
             long s = op.state;
@@ -81,7 +100,7 @@ final class OperationState {
             }
             if (STATE.compareAndSet(op, s, s | (outcome.ordinal() + 1))) {
                 if ((s & TRYING) == 0) {
-                    finish(op, outcome, s, WatcherList.ownerOf(op));
+                    finish(op, outcome, s);
                 }
                 return true;
             }
@@ -89,9 +108,49 @@ final class OperationState {
     }
 
     /**
+     * Settles {@code op}, if it is submitted (to the purgatory whose sweep found it), with
+     * {@code outcome}: a close's or a cancelForKey's settle, which must not reach an operation
+     * whose failed submission is being undone. Otherwise as {@link #settle}.
+     */
+    static boolean settleIfSubmitted(DelayedOperation op, Outcome outcome) {
+        for (;;) {
+            long s = op.state;
+            if (isSettled(s) || !isSubmitted(s)) {
+                return false;
+            }
+            if (STATE.compareAndSet(op, s, s | (outcome.ordinal() + 1))) {
+                if ((s & TRYING) == 0) {
+                    finish(op, outcome, s);
+                }
+                return true;
+            }
+        }
+    }
+
+    /** The timer's expiry of {@code op}: a settle its owner counts as in flight until it is finished. */
+    static void expire(DelayedOperation op) {
+        Owner owner = op.owner;
+        if (owner == null) { // never submitted: nobody waits for it
+            settle(op, Outcome.EXPIRED);
+            return;
+        }
+        owner.expiryBegins();
+        try {
+            InProgress progress = InProgress.current();
+            progress.beginExpiry(owner);
+            try {
+                settleIfSubmitted(op, Outcome.EXPIRED); // not one whose failed submission is being undone
+            } finally {
+                progress.endExpiry();
+            }
+        } finally {
+            owner.expiryEnds();
+        }
+    }
+
+    /**
      * Takes the claim for a check's try (O2). Returns false if the operation is settled or no
-     * longer submitted (its submission failed), or if another try holds the claim, which is then
-     * asked to try again (O3).
+     * longer submitted, or if a try holds the claim, which is then asked to try again (O3, O4).
      */
     static boolean claim(DelayedOperation op) {
         for (;;) {
@@ -100,7 +159,8 @@ final class OperationState {
                 return false;
             }
             if ((s & TRYING) != 0) {
-                if ((s & RETRY) != 0 || STATE.compareAndSet(op, s, s | RETRY)) {
+                long ask = InProgress.current().holdsClaim(op) ? SELF_RETRY : RETRY;
+                if ((s & ask) != 0 || STATE.compareAndSet(op, s, s | ask)) {
                     return false;
                 }
             } else if (STATE.compareAndSet(op, s, s | TRYING)) {
@@ -110,15 +170,34 @@ final class OperationState {
     }
 
     /**
-     * Takes the claim for a submission and marks the operation submitted (O5).
+     * A check's visit of {@code op}: one try under the claim, then the claim given back, whatever
+     * happens. Returns true iff a try of this visit completed it (O7).
+     */
+    static boolean check(DelayedOperation op) {
+        if (!claim(op)) {
+            return false;
+        }
+        boolean completed = false;
+        try {
+            completed = tryOnce(op);
+        } finally {
+            completed |= release(op);
+        }
+        return completed;
+    }
+
+    /**
+     * Takes the claim for a submission to {@code owner}, marks the operation submitted and stores
+     * its owner (O6).
      *
      * @throws IllegalStateException if it is settled, or was submitted before
      */
-    static void claimForSubmission(DelayedOperation op) {
+    static void claimForSubmission(DelayedOperation op, Owner owner) {
         for (;;) {
             long s = op.state;
             checkSubmittable(op, s);
             if (STATE.compareAndSet(op, s, s | TRYING | SUBMITTED)) {
+                op.owner = owner;
                 return;
             }
         }
@@ -130,47 +209,57 @@ final class OperationState {
             throw new IllegalStateException("operation is already settled (" + outcome(s) + "): " + op);
         }
         if ((s & (SUBMITTED | TRYING)) != 0) {
-            DelayedOperationPurgatory<?> other = WatcherList.ownerOf(op);
+            Owner other = op.owner;
             throw new IllegalStateException("operation was already submitted to purgatory '"
                     + (other == null ? "?" : other.name()) + "': " + op);
         }
     }
 
     /**
-     * Runs {@code op}'s tryComplete once, the claim held (O2); anything it throws goes to the
-     * error handler and counts as "not yet". Returns true iff the try completed it (O7).
+     * Runs {@code op}'s tryComplete once, the claim held (O2); what it throws is reported and
+     * counts as "not yet" (UserCode). Returns true iff the try completed it (O7).
      */
-    static boolean tryOnce(DelayedOperation op, DelayedOperationPurgatory<?> owner) {
+    static boolean tryOnce(DelayedOperation op) {
         if (isSettled(op.state)) {
-            return false; // settled by another thread since the claim: no try starts on a settled operation
+            return false; // settled since the claim was taken: no try starts on a settled word (O2)
         }
+        InProgress progress = InProgress.current();
+        progress.holdClaim(op);
         boolean completed;
         try {
-            completed = op.tryComplete();
-        } catch (Throwable error) {
-            completed = true; // if it completed the operation before throwing, this try did (O7)
-            Callbacks.reportError(owner, op, OperationErrorHandler.Callback.TRY_COMPLETE, error);
+            completed = UserCode.tryComplete(op);
+        } finally {
+            progress.dropClaim();
         }
         return completed && outcome(op.state) == Outcome.COMPLETED;
     }
 
     /**
-     * Gives the claim back: first tries again while a check asked for it (O3), then finishes a
-     * settle made while the claim was held (O4). Returns true iff one of those tries completed
-     * the operation (O7).
+     * Gives the claim back: first tries again while a check asked for it (O3, O4), then finishes a
+     * settle made while the claim was held, and only then clears the claim (O5). Returns true iff
+     * one of those tries completed the operation (O7).
      */
-    static boolean release(DelayedOperation op, DelayedOperationPurgatory<?> owner) {
+    static boolean release(DelayedOperation op) {
         boolean completed = false;
+        int selfRetries = 0;
         for (;;) {
             long s = op.state;
             if (isSettled(s)) {
-                if (STATE.compareAndSet(op, s, s & ~(TRYING | RETRY))) {
-                    finish(op, outcome(s), s, owner);
-                    return completed;
+                try {
+                    finish(op, outcome(s), s);
+                } finally {
+                    STATE.getAndBitwiseAnd(op, ~CLAIM_BITS);
                 }
-            } else if ((s & RETRY) != 0) {
-                if (STATE.compareAndSet(op, s, s & ~RETRY) && isSubmitted(s)) {
-                    completed |= tryOnce(op, owner);
+                return completed;
+            }
+            if ((s & RETRY) != 0) {
+                if (STATE.compareAndSet(op, s, s & ~(RETRY | SELF_RETRY)) && isSubmitted(s)) {
+                    completed |= tryOnce(op);
+                }
+            } else if ((s & SELF_RETRY) != 0) {
+                if (STATE.compareAndSet(op, s, s & ~SELF_RETRY) && isSubmitted(s)
+                        && selfRetries++ < MAX_SELF_RETRIES) {
+                    completed |= tryOnce(op);
                 }
             } else if (STATE.compareAndSet(op, s, s & ~TRYING)) {
                 return completed;
@@ -178,32 +267,34 @@ final class OperationState {
         }
     }
 
-    /** Marks the operation watched, at {@code nowNanos} if {@code timed} (O5, O6); the claim is held. */
+    /** Marks the operation watched, at {@code nowNanos} if {@code timed}; the claim is held. */
     static void markWatched(DelayedOperation op, boolean timed, long nowNanos) {
         long bits = WATCHED;
         if (timed) {
             bits |= TIMED | ((Math.floorDiv(nowNanos, NANOS_PER_MICRO) & TIME_MASK) << TIME_SHIFT);
         }
+        STATE.getAndBitwiseOr(op, bits);
+    }
+
+    /**
+     * Undoes a failed submission, the claim still held: no longer submitted, watched or owned (O6),
+     * unless a settle landed meanwhile. Returns false, changing nothing, if it did: that settle
+     * stands and the claim's release finishes it.
+     */
+    static boolean abandon(DelayedOperation op) {
         for (;;) {
             long s = op.state;
-            if (STATE.compareAndSet(op, s, s | bits)) {
-                return;
+            if (isSettled(s)) {
+                return false;
+            }
+            if (STATE.compareAndSet(op, s, s & CLAIM_BITS)) {
+                op.owner = null;
+                return true;
             }
         }
     }
 
-    /** Undoes a failed submission: no longer submitted or watched (O5); the claim is still held. */
-    static void abandon(DelayedOperation op) {
-        long keep = OUTCOME | TRYING | RETRY;
-        for (;;) {
-            long s = op.state;
-            if (STATE.compareAndSet(op, s, s & keep)) {
-                return;
-            }
-        }
-    }
-
-    /** How long the operation of word {@code s} has been watched at {@code nowNanos}; -1 if not timed (O6). */
+    /** How long the operation of word {@code s} has been watched at {@code nowNanos}; -1 if not timed. */
     static long watchedNanos(long s, long nowNanos) {
         if ((s & TIMED) == 0) {
             return -1;
@@ -212,14 +303,15 @@ final class OperationState {
         return ((now - (s >>> TIME_SHIFT)) & TIME_MASK) * NANOS_PER_MICRO;
     }
 
-    /** Finishes a settle, exactly once (O4): the owner's bookkeeping, then the callbacks. */
-    private static void finish(DelayedOperation op, Outcome outcome, long s, DelayedOperationPurgatory<?> owner) {
+    /** Finishes a settle, exactly once (O5): the owner's booking, then the callbacks, whatever the booking does. */
+    private static void finish(DelayedOperation op, Outcome outcome, long s) {
+        Owner owner = op.owner; // (O6)
         try {
             if (owner != null && isSubmitted(s)) {
-                owner.onSettled(op, outcome, s);
+                owner.settled(op, outcome, s);
             }
         } finally {
-            Callbacks.run(op, outcome, owner);
+            Callbacks.run(op, outcome);
         }
     }
 }

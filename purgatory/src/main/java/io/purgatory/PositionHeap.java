@@ -6,7 +6,7 @@ import java.util.Arrays;
  * The positioned operations of one key that have not reached their position yet: a binary
  * min-heap of {@link PositionNode}s by position, each knowing its index, so add, remove and taking
  * the lowest are O(log n) and counting the nodes at or below a position is O(their number).
- * Guarded by the shard's lock, as its {@link Watchers}.
+ * Guarded by the watcher list's lock, as its {@link Watchers}.
  */
 final class PositionHeap {
 

@@ -14,7 +14,7 @@ final class PositionNode extends WatchNode {
     static final int UNLINKED = -1;
 
     final long position;
-    /** Its index in the heap, ON_LIST or UNLINKED; guarded by the shard's lock. */
+    /** Its index in the heap, ON_LIST or UNLINKED; guarded by the watcher list's lock. */
     int index = UNLINKED;
 
     PositionNode(DelayedOperation operation, Watchers watchers, long position, WatchNode nextOfOperation) {

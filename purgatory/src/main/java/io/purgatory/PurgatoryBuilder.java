@@ -2,13 +2,9 @@ package io.purgatory;
 
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
-import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerGeometry;
 import java.time.Duration;
-import java.util.LinkedHashSet;
-import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.Executor;
 
 /**
@@ -20,48 +16,32 @@ import java.util.concurrent.Executor;
  * handler ({@link OperationErrorHandler#processDefault()}: logged), no metrics.
  * Not thread-safe.
  *
- * <p>For deterministic tests, give it a {@link ManualTimer} and turn the reaper off: the test
- * then moves time with {@code timer.advanceClock(ms)} and every due operation expires on the
- * test's thread before that call returns. To share one timer and its threads among purgatories,
+ * <p>For deterministic tests, give it a {@link ManualTimer}: the test then moves time with
+ * {@code timer.advanceClock(ms)} and every due operation expires on the test's thread before that
+ * call returns (no reaper thread is started for it). To share one timer and its threads among purgatories,
  * give each the same {@link PurgatoryRuntime}.
  */
 public final class PurgatoryBuilder<T extends DelayedOperation> {
 
     /** The default number of shards of a purgatory's key space, as Kafka's. */
-    public static final int DEFAULT_SHARDS = 512;
-    static final int DEFAULT_PURGE_INTERVAL = 1000;
+    public static final int DEFAULT_SHARDS = EngineSettings.DEFAULT_SHARDS;
 
-    final String name;
-    int shards = DEFAULT_SHARDS;
-    int purgeInterval = DEFAULT_PURGE_INTERVAL;
-    boolean reaperEnabled = true;
-    boolean timerEnabled = true;
-    int maxPending;
-    ClosePolicy closePolicy = ClosePolicy.EXPIRE;
-    OperationErrorHandler errorHandler = OperationErrorHandler.processDefault();
-    MetricsRecorderFactory metrics;
-    private PurgatoryRuntime runtime;
-    private Timer timer;
-    private TimerGeometry geometry = TimerGeometry.DEFAULT;
-    /** The settings of the purgatory's own timer given, by name, for the messages of conflicts. */
-    private final Set<String> ownTimerSettings = new LinkedHashSet<>();
-    private Executor expirationExecutor;
-    private Clock clock;
+    /** The most shards a purgatory's key space may have. */
+    public static final int MAX_SHARDS = EngineSettings.MAX_SHARDS;
+
+    private final EngineSettings settings;
 
     PurgatoryBuilder(String name) {
-        Objects.requireNonNull(name, "name");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("name must not be blank: '" + name + "'");
-        }
-        this.name = name;
+        this.settings = new EngineSettings(name);
     }
 
     /**
      * Uses {@code timer} instead of the purgatory's own; the purgatory adds operations to it but
-     * does not close it. With a {@link ManualTimer}, turn the reaper off.
+     * does not close it. A {@link ManualTimer} is advanced by the test, so no reaper thread is
+     * started for it.
      */
     public PurgatoryBuilder<T> timer(Timer timer) {
-        this.timer = Objects.requireNonNull(timer, "timer");
+        settings.timer(timer);
         return this;
     }
 
@@ -74,14 +54,13 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      * {@code timerEnabled(false)}, {@code reaperEnabled(false)}).
      */
     public PurgatoryBuilder<T> runtime(PurgatoryRuntime runtime) {
-        this.runtime = Objects.requireNonNull(runtime, "runtime");
+        settings.runtime(runtime);
         return this;
     }
 
     /** Tick of the purgatory's own timer, in ms (default 1; bounds as {@link TimerGeometry}'s). */
     public PurgatoryBuilder<T> tickMs(long tickMs) {
-        this.geometry = geometry.withTickMs(tickMs);
-        ownTimerSettings.add("tickMs");
+        settings.geometry(settings.geometry().withTickMs(tickMs), "tickMs");
         return this;
     }
 
@@ -92,50 +71,48 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      * @throws NullPointerException if {@code tick} is null
      */
     public PurgatoryBuilder<T> tick(Duration tick) {
-        return tickMs(Timer.toMs(Objects.requireNonNull(tick, "tick")));
+        return tickMs(Durations.toMillis(tick, "tick"));
     }
 
     /** Buckets per wheel of the purgatory's own timer (default 20; bounds as {@link TimerGeometry}'s). */
     public PurgatoryBuilder<T> wheelSize(int wheelSize) {
-        this.geometry = geometry.withWheelSize(wheelSize);
-        ownTimerSettings.add("wheelSize");
+        settings.geometry(settings.geometry().withWheelSize(wheelSize), "wheelSize");
         return this;
     }
 
     /** Tick and wheel size of the purgatory's own timer (default {@link TimerGeometry#DEFAULT}). */
     public PurgatoryBuilder<T> geometry(TimerGeometry geometry) {
-        this.geometry = Objects.requireNonNull(geometry, "geometry");
-        ownTimerSettings.add("geometry");
+        settings.geometry(geometry, "geometry");
         return this;
     }
 
-    /** Number of shards of the key space, a power of two from 1 to 65536 (default 512). */
+    /**
+     * Number of shards of the key space, a power of two from 1 to {@value #MAX_SHARDS} (default
+     * {@value #DEFAULT_SHARDS}).
+     */
     public PurgatoryBuilder<T> shards(int shards) {
-        if (shards < 1 || shards > (1 << 16) || Integer.bitCount(shards) != 1) {
-            throw new IllegalArgumentException("shards must be a power of two from 1 to 65536: " + shards);
-        }
-        this.shards = shards;
+        settings.shards(shards);
         return this;
     }
 
     /** Operations settled between two purges, when a purge is needed at all (default 1000). */
     public PurgatoryBuilder<T> purgeInterval(int purgeInterval) {
-        if (purgeInterval < 1) {
-            throw new IllegalArgumentException("purgeInterval must be >= 1: " + purgeInterval);
-        }
-        this.purgeInterval = purgeInterval;
+        settings.purgeInterval(purgeInterval);
         return this;
     }
 
-    /** Whether the purgatory runs a reaper thread to advance its timer (default true). */
+    /**
+     * Whether the purgatory runs a reaper thread to advance its timer (default true, but false on
+     * a {@link ManualTimer}, which its caller advances).
+     */
     public PurgatoryBuilder<T> reaperEnabled(boolean reaperEnabled) {
-        this.reaperEnabled = reaperEnabled;
+        settings.reaperEnabled(reaperEnabled);
         return this;
     }
 
     /** Whether operations are put on a timer at all; without one they never expire (default true). */
     public PurgatoryBuilder<T> timerEnabled(boolean timerEnabled) {
-        this.timerEnabled = timerEnabled;
+        settings.timerEnabled = timerEnabled;
         return this;
     }
 
@@ -144,8 +121,7 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      * {@code <name>-expiration}, shut down on close). Not shut down by the purgatory.
      */
     public PurgatoryBuilder<T> expirationExecutor(Executor executor) {
-        this.expirationExecutor = Objects.requireNonNull(executor, "executor");
-        ownTimerSettings.add("expirationExecutor");
+        settings.expirationExecutor(executor);
         return this;
     }
 
@@ -155,7 +131,7 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      * from the {@code purgatory-micrometer} module.
      */
     public PurgatoryBuilder<T> metrics(MetricsRecorderFactory factory) {
-        this.metrics = Objects.requireNonNull(factory, "factory");
+        settings.metrics(factory);
         return this;
     }
 
@@ -164,31 +140,30 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      * handler set for the whole process, which logs unless one was set).
      */
     public PurgatoryBuilder<T> errorHandler(OperationErrorHandler errorHandler) {
-        this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+        settings.errorHandler(errorHandler);
         return this;
     }
 
     /** At most this many pending operations; beyond, {@link PurgatoryFullException}. 0: no limit (default). */
     public PurgatoryBuilder<T> maxPending(int maxPending) {
-        if (maxPending < 0) {
-            throw new IllegalArgumentException("maxPending must be >= 0 (0 means no limit): " + maxPending);
-        }
-        this.maxPending = maxPending;
+        settings.maxPending(maxPending);
         return this;
     }
 
     /** What close() does with pending operations (default {@link ClosePolicy#EXPIRE}). */
     public PurgatoryBuilder<T> closePolicy(ClosePolicy closePolicy) {
-        this.closePolicy = Objects.requireNonNull(closePolicy, "closePolicy");
+        settings.closePolicy(closePolicy);
         return this;
     }
 
     /**
-     * The clock for the purgatory's own timer and its duration metrics (default: the system clock, or a
-     * ManualTimer's).
+     * The clock of the purgatory's own timer and its duration metrics (default: the system clock,
+     * or a ManualTimer's). For the own timer, {@code build()} refuses a
+     * {@link io.purgatory.timer.ManualClock}: a test would move it while the timer's thread settles
+     * what is due later, on that thread; give a {@code ManualTimer} on it to {@link #timer} instead.
      */
     public PurgatoryBuilder<T> clock(Clock clock) {
-        this.clock = Objects.requireNonNull(clock, "clock");
+        settings.clock(clock);
         return this;
     }
 
@@ -203,66 +178,11 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      * @throws IllegalStateException if the runtime given is closed
      */
     public <U extends T> DelayedOperationPurgatory<U> build() {
-        if (runtime != null) {
-            Set<String> conflicts = new LinkedHashSet<>();
-            if (timer != null) {
-                conflicts.add("timer(...)");
-            }
-            conflicts.addAll(ownTimerSettings);
-            if (clock != null) {
-                conflicts.add("clock");
-            }
-            if (!timerEnabled) {
-                conflicts.add("timerEnabled(false)");
-            }
-            if (!reaperEnabled) {
-                conflicts.add("reaperEnabled(false)");
-            }
-            if (!conflicts.isEmpty()) {
-                throw new IllegalArgumentException("runtime(...) cannot be combined with " + conflicts + ": the"
-                        + " runtime's timer, driver and executor serve every purgatory on it; configure them on"
-                        + " PurgatoryRuntime.builder");
-            }
-        }
-        if (timer != null) {
-            if (!timerEnabled) {
-                throw new IllegalArgumentException("timer(...) was given but timerEnabled is false");
-            }
-            if (!ownTimerSettings.isEmpty()) {
-                throw new IllegalArgumentException("timer(...) cannot be combined with " + ownTimerSettings
-                        + ": they configure the purgatory's own timer");
-            }
-            if (timer instanceof ManualTimer && reaperEnabled) {
-                throw new IllegalArgumentException("a ManualTimer is advanced by its caller: build the"
-                        + " purgatory with reaperEnabled(false)");
-            }
-        }
-        return new DelayedOperationPurgatory<>(this);
+        return new DelayedOperationPurgatory<>(settings);
     }
 
-    /** True iff the purgatory runs on a runtime it was given, which it must not close. */
-    boolean sharesRuntime() {
-        return runtime != null;
-    }
-
-    /**
-     * The runtime the purgatory runs on: the one given, else a private one it owns and closes, on
-     * the given timer (driven by its reaper, if enabled, never closed), an idle timer (timer
-     * disabled: the reaper only runs the purge policy), or its own timer and executor.
-     * {@code errorHandler} receives the refusals of its own timer's executor.
-     */
-    PurgatoryRuntime runtimeOrOwn(TaskErrorHandler errorHandler) {
-        if (runtime != null) {
-            return runtime;
-        }
-        if (timer != null) {
-            Clock c = clock != null ? clock : timer instanceof ManualTimer m ? m.clock() : Clock.system();
-            return PurgatoryRuntime.givenTimer(name, timer, c, reaperEnabled);
-        }
-        Clock c = clock != null ? clock : Clock.system();
-        if (!timerEnabled) {
-            return PurgatoryRuntime.idleTimer(name, c, reaperEnabled);
-        }
-        return PurgatoryRuntime.ownTimer(name, geometry, c, expirationExecutor, errorHandler, reaperEnabled);
+    /** The settings collected (for the facades built from a builder, as {@link DelayedFuturePurgatory}). */
+    EngineSettings settings() {
+        return settings;
     }
 }

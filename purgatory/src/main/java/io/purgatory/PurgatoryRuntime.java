@@ -1,14 +1,15 @@
 package io.purgatory;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.SystemTimer;
-import io.purgatory.timer.SystemTimerReaper;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerDriver;
 import io.purgatory.timer.TimerGeometry;
-import io.purgatory.timer.TimerTask;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -32,9 +33,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each purgatory keeps its own name, counters, metrics and close: closing one settles only its
  * own pending operations, by its close policy, and the others keep running. {@link #close()}
- * closes the purgatories still open on the runtime, each by its own close policy, then stops the
- * driver, the timer and the default executor. A build that starts once {@code close()} has begun
- * throws; one that returned before is closed by it.
+ * closes every purgatory still open on the runtime whole, as its own {@code close()} would (keyed
+ * waits drop their retained events, a {@link DelayedFuturePurgatory} stops its thread), each by its
+ * own close policy, going on past any failure; then it stops the driver, the timer and the
+ * default executor. A build that starts once {@code close()} has begun throws; one that returned
+ * before is closed by it.
  *
  * <p>Threads: the driver, a daemon {@code ExpirationReaper-<name>} started by the first submission
  * to any purgatory on the runtime, advances the timer and after each advance runs every open
@@ -48,18 +51,20 @@ public final class PurgatoryRuntime implements AutoCloseable {
     /*
      * Implementation notes.
      *
-     * A purgatory without a runtime of its own making gets a private one (PurgatoryBuilder), which
+     * A purgatory without a runtime of its own making gets a private one (EngineSettings), which
      * it closes itself: every purgatory runs on a runtime, so one class owns the timer, the driver
      * and the executor, and the default keeps Kafka's one set per purgatory.
      *
-     * (R1) `purgatories` holds every purgatory built on this runtime and not yet closed. One is
-     *      added only while the runtime is open (register and close's mark both hold `lock`), so
-     *      close() closes every purgatory that may still hold an operation; one is removed by its
-     *      own close, so a purgatory closed first is not closed again.
-     * (R2) The driver starts at most once, under `lock`, and never once the runtime is closed;
+     * (P1) `members` holds every engine built on this runtime and not yet closed. One is added
+     *      only while the runtime is open (register and close's mark both hold `lock`), so close()
+     *      closes every engine that may still hold an operation; one is removed by its own close,
+     *      so an engine closed first is not closed again. An engine's close closes its facade's
+     *      own resources too, so the runtime closes what users built on it whole.
+     * (P2) The driver starts at most once, under `lock`, and never once the runtime is closed;
      *      close() reads it after the mark, so no driver outlives close().
-     * (R3) close() closes the purgatories before it stops the driver and the timer: their
-     *      operations are settled by their close policies, and meanwhile the others still expire.
+     * (P3) close() closes the engines before it stops the driver and the timer: their operations
+     *      are settled by their close policies, and meanwhile the others still expire. A failure
+     *      of one close is logged and the others still close.
      */
 
     private static final Logger LOG = LoggerFactory.getLogger(PurgatoryRuntime.class);
@@ -71,11 +76,13 @@ public final class PurgatoryRuntime implements AutoCloseable {
     private final ExecutorService ownedExecutor;
     private final boolean driven;
     private final Clock clock;
-    private final List<DelayedOperationPurgatory<?>> purgatories = new CopyOnWriteArrayList<>();
+    private final List<Member> members = new CopyOnWriteArrayList<>();
     private final Object lock = new Object();
     private final ReentrantLock closeLock = new ReentrantLock();
-    private boolean closed; // guarded by lock
-    private volatile SystemTimerReaper driver; // written under lock (R2)
+    @GuardedBy("lock")
+    private boolean closed;
+    /** Written under `lock` (P2); read without it. */
+    private volatile TimerDriver driver;
 
     private PurgatoryRuntime(String name, Timer timer, boolean ownsTimer, ExecutorService ownedExecutor,
                              boolean driven, Clock clock) {
@@ -158,14 +165,19 @@ public final class PurgatoryRuntime implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                closed = true; // (R1): nothing registers from here on
+                closed = true; // (P1): nothing registers from here on
             }
-            for (DelayedOperationPurgatory<?> purgatory : purgatories) { // (R3)
-                purgatory.close();
+            for (Member member : members) { // (P3)
+                try {
+                    member.close();
+                } catch (RuntimeException | Error failure) {
+                    LOG.error("Runtime '{}': closing purgatory '{}' failed; the others still close", name,
+                            member.name(), failure);
+                }
             }
-            SystemTimerReaper started = driver; // (R2): none starts from here on
+            TimerDriver started = driver; // (P2): none starts from here on
             if (started != null) {
-                started.close(); // stops its thread at once; the view it drives closes nothing
+                started.close(); // stops its thread at once; the timer is closed next, if it is the runtime's
             }
             if (ownsTimer) {
                 timer.close();
@@ -180,51 +192,62 @@ public final class PurgatoryRuntime implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "PurgatoryRuntime[" + name + ", purgatories=" + purgatories.size() + "]";
+        return "PurgatoryRuntime[" + name + ", purgatories=" + members.size() + "]";
     }
 
-    // ---- for the purgatories on it ----
+    // ---- for the engines on it ----
+
+    /** What the runtime needs of an engine built on it. */
+    interface Member {
+        /** The purgatory's name. */
+        String name();
+
+        /** Runs its purge policy: the driver's step after each advance. */
+        void purgeIfNeeded();
+
+        /** Closes it whole; idempotent. */
+        void close();
+    }
 
     /**
-     * Registers {@code purgatory}, being built on this runtime (R1).
+     * Registers {@code member}, being built on this runtime (P1).
      *
      * @throws IllegalStateException if this runtime is closed
      */
-    void register(DelayedOperationPurgatory<?> purgatory) {
+    void register(Member member) {
         synchronized (lock) {
             if (closed) {
                 throw new IllegalStateException("runtime '" + name + "' is closed: cannot build purgatory '"
-                        + purgatory.name() + "' on it");
+                        + member.name() + "' on it");
             }
-            purgatories.add(purgatory);
+            members.add(member);
         }
     }
 
-    /** Deregisters {@code purgatory}, which is closing: its purge policy no longer runs (R1). */
-    void deregister(DelayedOperationPurgatory<?> purgatory) {
-        purgatories.remove(purgatory);
+    /** Deregisters {@code member}, which is closing: its purge policy no longer runs (P1). */
+    void leave(Member member) {
+        members.remove(member);
     }
 
-    /** Starts the driver thread, if this runtime has one and it is not started yet (R2). */
+    /** Starts the driver thread, if this runtime has one and it is not started yet (P2). */
     void startDriver() {
         if (driven && driver == null) {
             synchronized (lock) {
                 if (driver == null && !closed) {
-                    driver = SystemTimerReaper.start("ExpirationReaper-" + name, new Unclosed(timer),
-                            this::runPurgePolicies);
+                    driver = TimerDriver.start("ExpirationReaper-" + name, timer, this::runPurgePolicies);
                 }
             }
         }
     }
 
-    /** The driver's step after each advance: every open purgatory's purge policy, one failure not stopping the rest. */
+    /** The driver's step after each advance: every open engine's purge policy, one failure not stopping the rest. */
     void runPurgePolicies() {
-        for (DelayedOperationPurgatory<?> purgatory : purgatories) {
+        for (Member member : members) {
             try {
-                purgatory.purgeIfNeeded();
+                member.purgeIfNeeded();
             } catch (RuntimeException | Error error) {
                 LOG.error("Runtime '{}': the purge policy of purgatory '{}' failed; the driver carries on", name,
-                        purgatory.name(), error);
+                        member.name(), error);
             }
         }
     }
@@ -238,35 +261,13 @@ public final class PurgatoryRuntime implements AutoCloseable {
     }
 
     /** The driver, once started; null before, and always on a runtime without one. */
-    SystemTimerReaper driver() {
+    TimerDriver driver() {
         return driver;
     }
 
-    /** The purgatories registered now (tests). */
-    List<DelayedOperationPurgatory<?>> purgatories() {
-        return new ArrayList<>(purgatories);
-    }
-
-    /** The timer as the driver sees it: advanced, never closed (close() closes the runtime's own). */
-    private record Unclosed(Timer timer) implements Timer {
-        @Override
-        public void add(TimerTask task) {
-            timer.add(task);
-        }
-
-        @Override
-        public boolean advanceClock(long timeoutMs) throws InterruptedException {
-            return timer.advanceClock(timeoutMs);
-        }
-
-        @Override
-        public int size() {
-            return timer.size();
-        }
-
-        @Override
-        public void close() {
-        }
+    /** The engines registered now (tests). */
+    List<Member> members() {
+        return new ArrayList<>(members);
     }
 
     /**
@@ -283,11 +284,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
         private ManualTimer manualTimer;
 
         private Builder(String name) {
-            Objects.requireNonNull(name, "name");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("name must not be blank: '" + name + "'");
-            }
-            this.name = name;
+            this.name = EngineSettings.checkName(name);
         }
 
         /** Tick and wheel size of the runtime's timer (default {@link TimerGeometry#DEFAULT}). */
@@ -372,6 +369,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
                 }
                 return givenTimer(name, manualTimer, manualTimer.clock(), false);
             }
+            EngineSettings.refuseManualClockForOwnTimer(clock);
             return ownTimer(name, geometry, clock != null ? clock : Clock.system(), expirationExecutor,
                     errorHandler != null ? errorHandler : TaskErrorHandler.logging(), true);
         }

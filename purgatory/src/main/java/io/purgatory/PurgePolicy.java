@@ -6,29 +6,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * When a purgatory sweeps its shards, run by the reaper after each advance of the clock. Settled
- * operations leave their lists at once, so a purge only sweeps empty key lists: those each shard
- * keeps for reuse (at most once a second: hot keys are re-created a few times a second at most,
- * and lists of keys that never return are gone within about a second) and, once
+ * When a purgatory sweeps its watcher lists, run by the reaper after each advance of the clock.
+ * Settled operations leave their lists at once, so a purge only sweeps empty key lists: those each
+ * watcher list keeps for reuse (at most once a second: hot keys are re-created a few times a
+ * second at most, and lists of keys that never return are gone within about a second) and, once
  * {@code purgeInterval} operations have settled, lingering ones whose key's hashCode or equals
  * threw or changed. Confined to the reaper thread (or a test's).
  */
 final class PurgePolicy implements Runnable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(DelayedOperationPurgatory.class);
+    private static final Logger LOG = LoggerFactory.getLogger(PurgePolicy.class);
     private static final long EMPTY_KEYS_SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
-    private final WatcherList[] shards;
+    private final WatcherList[] lists;
     private final PurgatoryCounters counters;
     private final Clock clock;
     private final int purgeInterval;
     private long settledAtLastPurge;
     private long lastPurgeNanos;
 
-    PurgePolicy(String name, WatcherList[] shards, PurgatoryCounters counters, Clock clock, int purgeInterval) {
+    PurgePolicy(String name, WatcherList[] lists, PurgatoryCounters counters, Clock clock, int purgeInterval) {
         this.name = name;
-        this.shards = shards;
+        this.lists = lists;
         this.counters = counters;
         this.clock = clock;
         this.purgeInterval = purgeInterval;
@@ -49,8 +49,8 @@ final class PurgePolicy implements Runnable {
         settledAtLastPurge = settled;
         lastPurgeNanos = now;
         int purged = 0;
-        for (WatcherList shard : shards) {
-            purged += shard.purge();
+        for (WatcherList list : lists) {
+            purged += list.purge();
         }
         counters.purged();
         LOG.debug("Purgatory '{}': purged {} entries", name, purged);

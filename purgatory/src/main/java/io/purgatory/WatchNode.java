@@ -11,7 +11,7 @@ class WatchNode implements WatchLink {
     final DelayedOperation operation;
     final Watchers watchers;
     final WatchNode nextOfOperation;
-    /** Guarded by the shard's lock; null while unlinked. */
+    /** Guarded by the watcher list's lock; null while unlinked. */
     WatchLink prev;
     WatchLink next;
 

@@ -1,5 +1,7 @@
 package io.purgatory;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -8,13 +10,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One shard of a purgatory's key space: the keys hashed to it, each with its {@link Watchers}.
- * Watching and unwatching an operation happen here, under the shard's lock; a check copies the
- * key's operations out under the lock and tries them with no lock held.
+ * One part of a purgatory's key space (the builder's {@code shards} sets how many): the keys
+ * hashed to it, each with its {@link Watchers}. Watching and unwatching an operation happen here,
+ * under this list's lock; a visit copies a key's operations out under the lock and hands them to
+ * its visitor with no lock held.
  */
 final class WatcherList {
 
-    /** Emptied key lists a shard keeps for reuse (K5). */
+    /** Emptied key lists a watcher list keeps for reuse (K5). */
     static final int MAX_EMPTY_KEPT = 16;
 
     /*
@@ -31,29 +34,20 @@ final class WatcherList {
      *      copies the list under it. If the check's copy comes first, the caller's state change
      *      happens-before the submission's second try; otherwise the copy holds the operation.
      *      A check tries exactly the operations its copy holds: those watched before it began.
+     * (K8) A key's hashCode or equals may throw or lie. In watch and visit that reaches the
+     *      caller, nothing changed; in unwatch it is contained: the emptied list stays mapped,
+     *      "lingering" (K5), and the unwatch goes on, so a settle always leaves every list.
      */
 
+    @GuardedBy("this")
     private final Map<Object, Watchers> watchersByKey = new HashMap<>();
-    /** Emptied lists kept in the map for reuse (K5); guarded by this. */
+    /** Emptied lists kept in the map for reuse (K5). */
+    @GuardedBy("this")
     private int emptyKept;
     private final PurgatoryCounters counters;
-    /** The purgatory this shard belongs to: how a linked operation finds its owner. */
-    final DelayedOperationPurgatory<?> purgatory;
-    private final Visitor check = this::checkOne;
 
-    WatcherList(DelayedOperationPurgatory<?> purgatory, PurgatoryCounters counters) {
-        this.purgatory = purgatory;
+    WatcherList(PurgatoryCounters counters) {
         this.counters = counters;
-    }
-
-    /** The purgatory of an operation on at least one watch list, else null. */
-    static DelayedOperationPurgatory<?> ownerOf(DelayedOperation op) {
-        Watchers own = op.watchers;
-        if (own != null) {
-            return own.shard.purgatory;
-        }
-        WatchNode first = Watchers.firstNodeOf(op);
-        return first == null ? null : first.watchers.shard.purgatory;
     }
 
     /**
@@ -65,7 +59,8 @@ final class WatcherList {
         listFor(key).link(op, alone);
     }
 
-    /** The key's list, created or reused (K5); the caller holds the lock. */
+    /** The key's list, created or reused (K5). */
+    @GuardedBy("this")
     private Watchers listFor(Object key) {
         Watchers watchers = watchersByKey.get(key);
         if (watchers == null) {
@@ -92,19 +87,19 @@ final class WatcherList {
         listFor(key).linkAt(op, position);
     }
 
-    /** Unlinks every node of {@code op} and forgets them; returns how many were linked. */
+    /** Unlinks every node of {@code op} and forgets them; returns how many were linked. Never throws on a key (K8). */
     static int unwatchAll(DelayedOperation op) {
         int unlinked = 0;
         Watchers own = op.watchers;
         if (own != null) {
-            if (own.shard.unwatch(op, own)) {
+            if (own.watcherList.unwatch(op, own)) {
                 unlinked++;
             }
             op.watchers = null;
             return unlinked;
         }
         for (WatchNode node = Watchers.firstNodeOf(op); node != null; node = node.nextOfOperation) {
-            if (node.watchers.shard.unwatch(node, node.watchers)) {
+            if (node.watchers.watcherList.unwatch(node, node.watchers)) {
                 unlinked++;
             }
         }
@@ -127,11 +122,12 @@ final class WatcherList {
         return true;
     }
 
+    @GuardedBy("this")
     private void removeKey(Watchers watchers) {
         boolean removed;
         try {
             removed = watchersByKey.remove(watchers.key, watchers);
-        } catch (RuntimeException keyFailure) {
+        } catch (Throwable keyFailure) { // (K8): an Error from hashCode or equals too
             removed = false;
         }
         if (removed) {
@@ -149,35 +145,13 @@ final class WatcherList {
     }
 
     /**
-     * Tries the operations watching {@code key} when the call starts (K6); returns how many this
-     * call completed. Operations are called with no lock held (K4).
-     */
-    int checkAndComplete(Object key) {
-        return visit(key, ALL, 0L, null, check);
-    }
-
-    /**
-     * Tries the operations watching {@code key} plainly, and those whose position on it
-     * {@code position} reaches now (K7), when the call starts (K6); returns how many this call
-     * completed. Positioned operations reached by an earlier check are not tried again here.
-     */
-    int checkAndComplete(Object key, long position) {
-        return visit(key, REACHED_NOW, position, null, check);
-    }
-
-    /** Visit every node of the key. */
-    static final int ALL = 0;
-    /** Visit the list's nodes, but for positioned ones reached before, and the heap's reached now. */
-    static final int REACHED_NOW = 1;
-    /** Visit the list's nodes and the heap's reached now. */
-    static final int REACHED = 2;
-
-    /**
      * Hands {@code event} to {@code visitor} with each operation watching {@code key} when the call
      * starts (K6), as {@code mode} selects them at {@code position} (K7), with no lock held (K4);
-     * returns how many visits returned true.
+     * returns how many visits returned true. Every operation copied is visited: a visitor that
+     * throws (a library fault; user code is contained by UserCode) does not stop the others, and
+     * the first such failure is rethrown once all were visited.
      */
-    int visit(Object key, int mode, long position, Object event, Visitor visitor) {
+    int visit(Object key, Visit mode, long position, Object event, Visitor visitor) {
         CopyBuffer copies = CopyBuffer.current();
         WatchLink[] nodes;
         int n;
@@ -186,38 +160,39 @@ final class WatcherList {
             if (watchers == null || watchers.isEmpty()) {
                 return 0;
             }
-            n = mode == ALL ? watchers.size() : watchers.countReached(position, mode == REACHED_NOW);
+            boolean skipReached = mode == Visit.NEWLY_REACHED;
+            n = mode == Visit.ALL ? watchers.size() : watchers.countReached(position, skipReached);
             if (n == 0) {
                 return 0;
             }
             nodes = copies.take(n);
-            if (mode == ALL) {
+            if (mode == Visit.ALL) {
                 watchers.copyAll(nodes);
             } else {
-                watchers.takeReached(position, mode == REACHED_NOW, nodes);
+                watchers.takeReached(position, skipReached, nodes);
             }
         }
         int settled = 0;
+        Throwable failure = null;
         try {
             for (int i = 0; i < n; i++) {
-                if (visitor.visit(Watchers.operationOf(nodes[i]), event)) { // a node's operation never changes
-                    settled++;
+                try {
+                    if (visitor.visit(Watchers.operationOf(nodes[i]), event)) { // a node's operation never changes
+                        settled++;
+                    }
+                } catch (Throwable visitFailure) {
+                    if (failure == null) {
+                        failure = visitFailure;
+                    }
                 }
             }
         } finally {
             copies.give(nodes, n);
         }
-        return settled;
-    }
-
-    /** checkAndComplete's visit: one try under the claim; true iff it completed the operation (O7). */
-    private boolean checkOne(DelayedOperation op, Object ignored) {
-        if (!OperationState.claim(op)) {
-            return false;
+        if (failure != null) {
+            throw rethrown(failure);
         }
-        // claimed, so pending here: this shard's purgatory owns it
-        boolean done = OperationState.tryOnce(op, purgatory);
-        return OperationState.release(op, purgatory) || done;
+        return settled;
     }
 
     /** The pending operations watching {@code key}, in watch order (a copy). */
@@ -229,7 +204,7 @@ final class WatcherList {
         return watchers.operations();
     }
 
-    /** Every linked operation of this shard (an operation on k keys of the shard k times). */
+    /** Every linked operation of this list (an operation on k of its keys k times). */
     synchronized List<DelayedOperation> operations() {
         List<DelayedOperation> all = new ArrayList<>();
         for (Watchers watchers : watchersByKey.values()) {
@@ -275,5 +250,13 @@ final class WatcherList {
             throw new IllegalStateException("(K5) " + empty + " kept empty lists, counted " + emptyKept);
         }
         return new long[] {linked, keys};
+    }
+
+    /** {@code failure} as thrown by a visitor: its own type if unchecked, else wrapped. */
+    private static RuntimeException rethrown(Throwable failure) {
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        return failure instanceof RuntimeException runtime ? runtime : new IllegalStateException(failure);
     }
 }

@@ -3,7 +3,7 @@ package io.purgatory;
 /**
  * The operations watching one key: an intrusive doubly linked list in watch order, and a
  * {@link PositionHeap} of those waiting for the key's position to reach a value, guarded by its
- * shard's lock ({@link WatcherList}). Link and unlink are O(1) on the list, O(log n) on the heap.
+ * watcher list's lock ({@link WatcherList}). Link and unlink are O(1) on the list, O(log n) on the heap.
  */
 final class Watchers {
 
@@ -34,7 +34,8 @@ final class Watchers {
      */
 
     final Object key;
-    final WatcherList shard;
+    /** The watcher list whose lock guards this list's fields. */
+    final WatcherList watcherList;
     private WatchLink head;
     private WatchLink tail;
     private int size;
@@ -42,12 +43,12 @@ final class Watchers {
     private PositionHeap heap;
     /** PositionNodes on the list (K7). */
     private int reachedOnList;
-    /** Empty, and still mapped because its removal failed; guarded by the shard's lock. */
+    /** Empty, and still mapped because its removal failed; guarded by the watcher list's lock. */
     boolean lingering;
 
-    Watchers(Object key, WatcherList shard) {
+    Watchers(Object key, WatcherList watcherList) {
         this.key = key;
-        this.shard = shard;
+        this.watcherList = watcherList;
     }
 
     /** Links {@code op} at the tail: as its own node if it watches this key {@code alone}, else by a WatchNode (K3). */

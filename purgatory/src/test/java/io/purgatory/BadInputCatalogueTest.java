@@ -114,7 +114,7 @@ class BadInputCatalogueTest {
 
         assertThat(p.watched()).isZero();
         assertSweptByTheNextPurge(p, key);
-        p.checkInvariants();
+        p.engine().checkInvariants();
         p.close();
     }
 
@@ -140,7 +140,7 @@ class BadInputCatalogueTest {
         assertThat(key.get()).as("held by its shard's map until a purge").isNotNull();
         timer.advanceClock(1_000);
 
-        p.purgeIfNeeded();
+        p.engine().purgeIfNeeded();
 
         assertThat(ReliabilitySupport.isCollected(key)).as("swept: the key is collectable").isTrue();
         assertThat(p.stats().purges()).isPositive();
@@ -186,7 +186,7 @@ class BadInputCatalogueTest {
         assertThat(expired.callbackCounts()).isEqualTo("1,1,0");
         assertThat(p.watched()).isZero();
         assertThat(p.watchedKeys()).isZero();
-        p.checkInvariants();
+        p.engine().checkInvariants();
         p.close();
     }
 
@@ -345,7 +345,7 @@ class BadInputCatalogueTest {
         p.tryCompleteElseWatch(new HookOp(1_000), List.of("k")); // no slot leaked: both are free
         p.tryCompleteElseWatch(new HookOp(1_000), List.of("k"));
         assertThat(p.numDelayed()).isEqualTo(2);
-        p.checkInvariants();
+        p.engine().checkInvariants();
         p.close();
     }
 
@@ -397,7 +397,7 @@ class BadInputCatalogueTest {
         p.tryCompleteElseWatch(probe, List.of("k")); // maxPending 1: throws if a cancelled submission kept its slot
         assertThat(p.numDelayed()).isEqualTo(1);
         assertThat(p.stats().rejected()).isZero();
-        p.checkInvariants();
+        p.engine().checkInvariants();
         p.close();
     }
 

@@ -19,7 +19,7 @@ class CancellationTest {
 
     @AfterEach
     void tearDown() {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
     }
@@ -247,7 +247,7 @@ class CancellationTest {
             assertThat(p.numDelayed()).isZero();
             assertThat(p.watched()).isZero();
             assertThat(p.watchedKeys()).isZero();
-            p.checkInvariants();
+            p.engine().checkInvariants();
         }
     }
 }

@@ -44,7 +44,7 @@ class CascadeDepthTest {
         assertThat(p.watchedKeys()).isZero();
         assertThat(p.stats().completed()).isEqualTo(n);
         assertThat(p.stats().callbackErrors()).isZero();
-        p.checkInvariants();
+        p.engine().checkInvariants();
         assertTimeoutPreemptively(HANG_GUARD, p::close, "no shard lock is left held");
     }
 
@@ -73,7 +73,7 @@ class CascadeDepthTest {
         assertThat(p.numDelayed()).isZero();
         assertThat(p.watched()).isZero();
         assertThat(p.stats().completed()).isEqualTo(n);
-        p.checkInvariants();
+        p.engine().checkInvariants();
         assertTimeoutPreemptively(HANG_GUARD, p::close);
     }
 

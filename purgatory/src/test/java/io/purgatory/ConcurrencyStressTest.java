@@ -97,8 +97,8 @@ class ConcurrencyStressTest {
             assertThat(p.numDelayed()).isZero();
             assertThat(p.watched()).isZero();
             assertThat(p.watchedKeys()).isZero();
-            assertThat(p.timer().size()).isZero();
-            p.checkInvariants();
+            assertThat(p.engine().timer().size()).isZero();
+            p.engine().checkInvariants();
             PurgatoryStats stats = p.stats();
             assertThat(stats.completedAtOnce()).isEqualTo(ledger.get(Path.AT_ONCE));
             assertThat(stats.completed()).isEqualTo(ledger.get(Path.BY_KEY) + ledger.get(Path.FORCE));
@@ -222,7 +222,7 @@ class ConcurrencyStressTest {
             assertThat(p.numDelayed()).isZero();
             assertThat(p.watched()).isZero();
             assertThat(p.watchedKeys()).isZero();
-            p.checkInvariants();
+            p.engine().checkInvariants();
         } finally {
             timer.close();
         }
@@ -315,7 +315,7 @@ class ConcurrencyStressTest {
             });
             assertThat(p.numDelayed()).isZero();
             assertThat(p.watched()).isZero();
-            p.checkInvariants();
+            p.engine().checkInvariants();
         } finally {
             timer.close();
         }
@@ -403,7 +403,7 @@ class ConcurrencyStressTest {
             }
             assertThat(p.stats().expired()).isEqualTo(n);
             assertThat(p.watched()).isZero();
-            p.checkInvariants();
+            p.engine().checkInvariants();
         }
     }
 

@@ -24,7 +24,7 @@ class DelayedFuturePurgatoryTest {
 
     @AfterEach
     void tearDown() {
-        purgatory.purgatory().checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
     }
@@ -39,7 +39,7 @@ class DelayedFuturePurgatoryTest {
         assertThat(result).hasValue(21);
         assertThat(op.outcome()).isEqualTo(Outcome.COMPLETED);
         assertThat(purgatory.executorStarted()).isFalse();
-        assertThat(purgatory.purgatory().numDelayed()).isZero();
+        assertThat(purgatory.numDelayed()).isZero();
     }
 
     @Test
@@ -55,7 +55,7 @@ class DelayedFuturePurgatoryTest {
             callbackRan.countDown();
         });
         assertThat(purgatory.executorStarted()).isTrue();
-        assertThat(purgatory.purgatory().numDelayed()).isEqualTo(1);
+        assertThat(purgatory.numDelayed()).isEqualTo(1);
 
         f1.complete(20);
         assertThat(op.isCompleted()).as("one future still pending").isFalse();
@@ -67,8 +67,8 @@ class DelayedFuturePurgatoryTest {
         assertThat(op.outcome()).isEqualTo(Outcome.COMPLETED);
         assertThat(callbackThread.get().getName()).isEqualTo("DelayedExecutor-futures");
         assertThat(callbackThread.get().isDaemon()).isTrue();
-        assertThat(purgatory.purgatory().numDelayed()).isZero();
-        assertThat(purgatory.purgatory().watched()).as("each operation is its own key: it leaves at once").isZero();
+        assertThat(purgatory.numDelayed()).isZero();
+        assertThat(purgatory.engine().entries()).as("each operation is its own key: it leaves at once").isZero();
     }
 
     @Test
@@ -129,7 +129,7 @@ class DelayedFuturePurgatoryTest {
         DelayedFuture<Integer> op =
                 purgatory.tryCompleteElseWatch(100_000, List.of(pending), callbacks::incrementAndGet);
 
-        assertThat(purgatory.purgatory().cancelForKey(op)).containsExactly(op);
+        assertThat(purgatory.engine().cancelAll(op)).containsExactly(op);
 
         assertThat(pending).isCancelled();
         assertThat(callbacks).hasValue(1);
@@ -144,7 +144,7 @@ class DelayedFuturePurgatoryTest {
             own.tryCompleteElseWatch(1_000, futures, () -> result.set(sum(futures)));
 
             assertThat(result).hasValue(1);
-            assertThat(own.purgatory().name()).isEqualTo("own-futures");
+            assertThat(own.name()).isEqualTo("own-futures");
         }
     }
 

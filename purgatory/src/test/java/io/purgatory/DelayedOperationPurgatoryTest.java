@@ -22,7 +22,7 @@ class DelayedOperationPurgatoryTest {
 
     @AfterEach
     void tearDown() {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
     }
@@ -293,6 +293,6 @@ class DelayedOperationPurgatoryTest {
         assertThat(purgatory.numDelayed()).as("numDelayed").isEqualTo(numDelayed);
         assertThat(purgatory.watched()).as("watched").isEqualTo(watched);
         assertThat(purgatory.watchedKeys()).as("watchedKeys").isEqualTo(watchedKeys);
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
     }
 }

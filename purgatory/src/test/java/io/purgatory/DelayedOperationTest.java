@@ -22,7 +22,7 @@ class DelayedOperationTest {
 
     @AfterEach
     void tearDown() {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
     }

@@ -27,7 +27,7 @@ class DurationOverloadsTest {
 
     @AfterEach
     void tearDown() {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
     }

@@ -31,7 +31,7 @@ class ErrorHandlingTest {
 
     @AfterEach
     void tearDown() {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
     }
@@ -224,7 +224,7 @@ class ErrorHandlingTest {
                 assertThat(e.getThrowableProxy().getSuppressed()).singleElement()
                         .satisfies(s -> assertThat(s.getMessage()).isEqualTo("onComplete failed"));
             });
-            p.checkInvariants();
+            p.engine().checkInvariants();
         }
     }
 

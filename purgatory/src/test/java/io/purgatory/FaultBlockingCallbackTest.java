@@ -97,7 +97,7 @@ class FaultBlockingCallbackTest {
         assertThat(checker.isAlive()).isFalse();
         assertThat(slowCheck.get()).isEqualTo(1);
         assertThat(slow.callbackCounts()).isEqualTo("1,0,0");
-        p.checkInvariants();
+        p.engine().checkInvariants();
         timer.close();
     }
 
@@ -139,7 +139,7 @@ class FaultBlockingCallbackTest {
             timer.advanceClock(100);
             assertThat(slow.callbackCounts()).isEqualTo("1,1,0");
             assertThat(p.numDelayed()).isZero();
-            p.checkInvariants();
+            p.engine().checkInvariants();
         } finally {
             timer.close();
         }

@@ -117,7 +117,7 @@ class FaultCallbackTest {
             assertThat(stats.watched()).isZero();
             assertThat(stats.keys()).isZero();
             assertThat(timer.size()).isZero();
-            p.checkInvariants();
+            p.engine().checkInvariants();
         } finally {
             timer.close();
         }

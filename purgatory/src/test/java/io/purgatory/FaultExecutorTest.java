@@ -54,7 +54,7 @@ class FaultExecutorTest {
                 assertThat(op.callbackCounts()).isEqualTo("1,1,0");
                 assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-rejecting");
             });
-            assertThat(((SystemTimer) p.timer()).failedTaskCount()).as("refusals counted").isEqualTo(n);
+            assertThat(((SystemTimer) p.engine().timer()).failedTaskCount()).as("refusals counted").isEqualTo(n);
             assertThat(timerLog.events()).hasSize(n).allSatisfy(e -> {
                 assertThat(e.getLevel()).isEqualTo(Level.ERROR);
                 assertThat(e.getThrowableProxy().getClassName()).isEqualTo(failure.getClass().getName());
@@ -102,7 +102,7 @@ class FaultExecutorTest {
                     .filter(op -> op.expiredOn.getName().equals("ExpirationReaper-full-pool")).count();
             assertThat(onReaper).isEqualTo(n - 1);
             assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).isEqualTo("1,1,0"));
-            assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(n - 1);
+            assertThat(((SystemTimer) p.engine().timer()).failedTaskCount()).isEqualTo(n - 1);
             assertThat(timerLog.events()).hasSize(n - 1);
             assertThat(p.stats().expired()).isEqualTo(n + 1);
             assertThat(p.stats().expirationsRefused()).isEqualTo(n - 1);
@@ -131,7 +131,7 @@ class FaultExecutorTest {
                 assertThat(op.callbackCounts()).isEqualTo("1,1,0");
                 assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-pool-shut");
             });
-            assertThat(((SystemTimer) p.timer()).failedTaskCount()).isEqualTo(5);
+            assertThat(((SystemTimer) p.engine().timer()).failedTaskCount()).isEqualTo(5);
             assertThat(p.stats().expirationsRefused()).isEqualTo(5);
             assertThat(timerLog.events()).hasSize(5);
         }
@@ -153,7 +153,8 @@ class FaultExecutorTest {
 
             assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).as("exactly once").isEqualTo("1,1,0"));
             assertThat(p.stats().expired()).isEqualTo(n);
-            assertThat(((SystemTimer) p.timer()).failedTaskCount()).as("the hand-off ran: nothing refused").isZero();
+            assertThat(((SystemTimer) p.engine().timer()).failedTaskCount()).as("the hand-off ran: nothing refused")
+                    .isZero();
             assertThat(p.stats().expirationsRefused()).isZero();
             assertThat(timerLog.events()).isEmpty();
         }
@@ -178,7 +179,8 @@ class FaultExecutorTest {
         int n = 300;
         try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("error-once")
-                     .clock(clock).expirationExecutor(failsOnce).reaperEnabled(false).build()) {
+                     .clock(ReliabilitySupport.readingOf(clock)).expirationExecutor(failsOnce).reaperEnabled(false)
+                     .build()) {
             List<HookOp> ops = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 HookOp op = new HookOp(10);
@@ -188,18 +190,18 @@ class FaultExecutorTest {
 
             clock.advance(20, TimeUnit.MILLISECONDS);
             try {
-                p.timer().advanceClock(0);
+                p.engine().timer().advanceClock(0);
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
 
             assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).isEqualTo("1,1,0"));
             assertThat(p.numDelayed()).isZero();
-            assertThat(p.timer().size()).isZero();
+            assertThat(p.engine().timer().size()).isZero();
             assertThat(p.stats().expired()).isEqualTo(n);
             assertThat(p.stats().expirationsRefused()).as("each task of the refused hand-off").isPositive();
             assertThat(timerLog.events()).hasSize((int) p.stats().expirationsRefused());
-            p.checkInvariants();
+            p.engine().checkInvariants();
         }
     }
 

@@ -56,7 +56,7 @@ class FaultInterruptTest {
             assertThat(byKeyCancel.outcome()).isEqualTo(Outcome.CANCELLED);
             assertThat(expiring.callbackCounts()).isEqualTo("1,1,0");
             assertThat(p.numDelayed()).isZero();
-            p.checkInvariants();
+            p.engine().checkInvariants();
         } finally {
             timer.close();
         }

@@ -25,7 +25,7 @@ class FaultReaperTest {
     @Test
     void reaper_timerThrowsOnce_logsItAndKeepsExpiring() throws Exception {
         try (SystemTimer system = SystemTimer.builder("throws-once").executor(Runnable::run).build();
-             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.SystemTimerReaper.class)) {
+             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.TimerDriver.class)) {
             FaultyTimer timer = new FaultyTimer(system, 1);
             try (DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("throws-once-p")
                     .timer(timer).build()) {
@@ -47,7 +47,7 @@ class FaultReaperTest {
     @Test
     void reaper_timerKeepsThrowing_backsOffBetweenAttempts() throws Exception {
         try (SystemTimer system = SystemTimer.builder("throws-always").executor(Runnable::run).build();
-             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.SystemTimerReaper.class);
+             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.TimerDriver.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("throws-always-p")
                      .timer(new FaultyTimer(system, Integer.MAX_VALUE)).build()) {
             p.tryCompleteElseWatch(new HookOp(60_000), List.of("k"));
@@ -55,7 +55,7 @@ class FaultReaperTest {
             assertThat(reaper).isNotNull();
 
             ReliabilitySupport.awaitCondition("the reaper parked in its back-off",
-                    () -> LockSupport.getBlocker(reaper) == p.reaper());
+                    () -> LockSupport.getBlocker(reaper) == p.engine().driver());
 
             assertThat(log.events()).isNotEmpty().allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.ERROR));
         }
@@ -64,7 +64,7 @@ class FaultReaperTest {
     @Test
     void reaper_timerClosedUnderIt_warnsStopsAndTheOperationsAreStillSettled() throws Exception {
         SystemTimer system = SystemTimer.builder("closed-under").executor(Runnable::run).build();
-        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.SystemTimerReaper.class)) {
+        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.TimerDriver.class)) {
             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("closed-under-p")
                     .timer(system).build();
             HookOp waiting = new HookOp(60_000);
@@ -88,7 +88,7 @@ class FaultReaperTest {
 
             assertThat(waiting.outcome()).isEqualTo(Outcome.EXPIRED);
             assertThat(p.numDelayed()).isZero();
-            p.checkInvariants();
+            p.engine().checkInvariants();
         }
     }
 

@@ -53,7 +53,7 @@ class InheritedMethodsTest {
         call(method, op);
         call(method, op); // twice: still nothing corrupted
 
-        p.checkInvariants();
+        p.engine().checkInvariants();
         if (SETTLING.contains(name)) {
             assertThat(op.isCompleted()).isTrue();
             assertThat(p.numDelayed()).isZero();
@@ -73,7 +73,7 @@ class InheritedMethodsTest {
         assertThat(stats.completed() + stats.expired() + stats.cancelled()).as("settled once").isEqualTo(1);
         assertThat(p.numDelayed()).isZero();
         assertThat(timer.size()).isZero();
-        p.checkInvariants();
+        p.engine().checkInvariants();
         if (!USER_CALLBACKS.contains(name)) {
             int settlements = op.completes.get() + op.cancels.get();
             assertThat(settlements).as("the callbacks of one settle, once").isEqualTo(1);
@@ -100,7 +100,7 @@ class InheritedMethodsTest {
         if (!USER_CALLBACKS.contains(name)) {
             assertThat(op.callbackCounts()).isEqualTo("1,0,0");
         }
-        p.checkInvariants();
+        p.engine().checkInvariants();
         p.close();
         timer.close();
     }

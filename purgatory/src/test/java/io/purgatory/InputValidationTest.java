@@ -19,7 +19,7 @@ class InputValidationTest {
 
     @AfterEach
     void tearDown() {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
     }
@@ -166,7 +166,7 @@ class InputValidationTest {
             assertThat(second.numDelayed()).isZero();
             assertThat(second.watched()).isZero();
             assertThat(second.checkAndComplete("a")).isZero();
-            second.checkInvariants();
+            second.engine().checkInvariants();
         }
         assertThat(op.isCompleted()).as("closing the second purgatory left it alone").isFalse();
         assertThat(purgatory.numDelayed()).isEqualTo(1);
@@ -213,7 +213,7 @@ class InputValidationTest {
                 .hasMessageContaining("watch key at index 1")
                 .hasRootCauseMessage("hashCode failed");
 
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         timer.advanceClock(100);
         assertThat(op.callbacks()).as("an operation whose submission failed never expires").isEmpty();
         assertNothingWatchedAndStillSubmittable(op);

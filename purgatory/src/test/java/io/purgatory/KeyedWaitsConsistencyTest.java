@@ -149,6 +149,6 @@ class KeyedWaitsConsistencyTest {
         assertThat(stats.pending()).isZero();
         assertThat(stats.watched()).isZero();
         assertThat(timer.size()).isZero();
-        waits.purgatory().checkInvariants();
+        waits.engine().checkInvariants();
     }
 }

@@ -236,7 +236,7 @@ class KeyedWaitsStressTest {
             assertThat(stats.cancelled()).as("cancelled: %s", stats).isEqualTo(endings[Ending.CANCELLED.ordinal()]);
             assertThat(stats.completed() + stats.completedAtOnce() + stats.expired() + stats.cancelled())
                     .as("every submitted wait settled once").isEqualTo(ledger.size());
-            long retainedHits = retain ? waits.retention().hitCount() : 0;
+            long retainedHits = retain ? waits.retention().hits() : 0;
             assertThat(eventCallsReturned.sum() + retainedHits)
                     .as("complete/completeExceptionally counts + retained hits = waits answered by events")
                     .isEqualTo(events);
@@ -248,7 +248,7 @@ class KeyedWaitsStressTest {
             assertThat(stats.watched()).isZero();
             assertThat(stats.keys()).isZero();
             assertThat(waits.retainedEvents()).isZero();
-            waits.purgatory().checkInvariants();
+            waits.engine().checkInvariants();
             System.out.printf("%s: %,d waits: %,d by events, %,d by errors, %,d expired, %,d cancelled"
                             + " (%,d answered by retained events)%n", name, ledger.size(),
                     endings[Ending.EVENT.ordinal()], endings[Ending.ERROR.ordinal()],

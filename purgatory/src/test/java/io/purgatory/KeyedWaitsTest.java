@@ -347,7 +347,7 @@ class KeyedWaitsTest {
             assertThat(v9).isNotDone();
             assertThat(versions.complete("app", 9, 9)).isEqualTo(1);
             assertThat(v9).isCompletedWithValue(9);
-            versions.purgatory().checkInvariants();
+            versions.engine().checkInvariants();
         }
     }
 
@@ -367,7 +367,7 @@ class KeyedWaitsTest {
             assertThat(versions.completeExceptionally("app", new IllegalStateException("deleted"))).isEqualTo(1);
             assertThat(failed).isCompletedExceptionally();
             assertThat(versions.pending()).isZero();
-            versions.purgatory().checkInvariants();
+            versions.engine().checkInvariants();
         }
     }
 
@@ -527,7 +527,7 @@ class KeyedWaitsTest {
         assertThat(waits.pending()).isZero();
         assertThat(waits.stats().watched()).isZero();
         assertThat(waits.stats().keys()).isZero();
-        waits.purgatory().checkInvariants();
+        waits.engine().checkInvariants();
     }
 
     @Test

@@ -272,7 +272,7 @@ class LifecycleTest {
             key.hash = 2;
             op.forceComplete();
             assertThat(p.watchedKeys()).isZero();
-            assertThat(p.emptyKeyLists()).isEqualTo(1);
+            assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
 
             long deadline = System.nanoTime()
                     + java.util.concurrent.TimeUnit.SECONDS.toNanos(TestThreads.BOUND_SECONDS);
@@ -281,8 +281,8 @@ class LifecycleTest {
             }
 
             assertThat(p.stats().purges()).isGreaterThanOrEqualTo(1);
-            assertThat(p.emptyKeyLists()).isZero();
-            p.checkInvariants();
+            assertThat(p.engine().emptyKeyLists()).isZero();
+            p.engine().checkInvariants();
         }
     }
 
@@ -295,8 +295,8 @@ class LifecycleTest {
         assertThat(p.numDelayed()).isZero();
         assertThat(p.watched()).isZero();
         assertThat(p.watchedKeys()).isZero();
-        p.checkInvariants();
-        if (p.timer() == timer) {
+        p.engine().checkInvariants();
+        if (p.engine().timer() == timer) {
             assertThat(timer.size()).isZero();
         }
     }

@@ -28,7 +28,7 @@ class LongWatchListTest {
 
     @AfterEach
     void tearDown() {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
     }
@@ -46,7 +46,7 @@ class LongWatchListTest {
 
     /** Grows to a few thousand nodes and back to none twice, checking the list against a model at every step. */
     private void runModel(Order order, Random random) {
-        Watchers list = new Watchers("k", new WatcherList(purgatory, new PurgatoryCounters()));
+        Watchers list = new Watchers("k", new WatcherList(new PurgatoryCounters()));
         List<WatchLink> model = new ArrayList<>();
         for (int cycle = 0; cycle < 2; cycle++) {
             int target = 300 + random.nextInt(1_200);
@@ -121,7 +121,7 @@ class LongWatchListTest {
             purgatory.tryCompleteElseWatch(op, random.nextBoolean() ? List.of("hot") : List.of("hot", "cold" + round));
             pending.add(op);
         }
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         tried.clear();
 
         assertThat(purgatory.checkAndComplete("hot")).isZero();
@@ -151,7 +151,7 @@ class LongWatchListTest {
                 purgatory.tryCompleteElseWatch(op, List.of("hot"));
                 added.add(op);
             }
-            purgatory.checkInvariants();
+            purgatory.engine().checkInvariants();
         };
         for (HookOp op : ops) {
             op.completable = true;
@@ -194,7 +194,7 @@ class LongWatchListTest {
         assertThat(errors).containsExactly("TRY_COMPLETE: java.lang.OutOfMemoryError: from tryComplete");
         assertThat(pending).filteredOn(op -> op != failing).allMatch(HookOp::isCompleted);
         assertThat(failing.isCompleted()).isFalse();
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         failing.tryHook = () -> { };
         assertThat(purgatory.checkAndComplete("hot")).isEqualTo(1);
     }
@@ -280,10 +280,10 @@ class LongWatchListTest {
                 }
             }
             if (i % 1_000 == 0) {
-                purgatory.checkInvariants();
+                purgatory.engine().checkInvariants();
             }
         }
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         pending.forEach(op -> op.completable = true);
 
         assertThat(purgatory.checkAndComplete("hot")).isEqualTo(pending.size());

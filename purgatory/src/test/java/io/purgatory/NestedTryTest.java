@@ -21,8 +21,8 @@ class NestedTryTest {
 
     @AfterEach
     void tearDown() {
-        p1.checkInvariants();
-        p2.checkInvariants();
+        p1.engine().checkInvariants();
+        p2.engine().checkInvariants();
         p1.close();
         p2.close();
     }

@@ -45,7 +45,7 @@ class NothingLingersTest {
         assertThat(purgatory.numDelayed()).isEqualTo(1);
         assertThat(purgatory.watched()).isEqualTo(1);
         assertThat(purgatory.watchedKeys()).isEqualTo(1);
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         assertThat(purgatory.cancelForKey("b")).isEmpty();
         assertThat(anchor.isCompleted()).isFalse();
     }
@@ -76,7 +76,7 @@ class NothingLingersTest {
             assertThat(TestThreads.isCollected(byForce)).isTrue();
             assertThat(TestThreads.isCollected(byCancel)).isTrue();
             assertThat(p.watched()).isEqualTo(1);
-            p.checkInvariants();
+            p.engine().checkInvariants();
         }
     }
 
@@ -112,7 +112,7 @@ class NothingLingersTest {
         assertThat(purgatory.numDelayed()).isZero();
         assertThat(purgatory.watched()).isZero();
         assertThat(purgatory.watchedKeys()).isZero();
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         PurgatoryStats stats = purgatory.stats();
         assertThat(stats.completed()).isEqualTo(500);
         assertThat(stats.cancelled()).isEqualTo(250);

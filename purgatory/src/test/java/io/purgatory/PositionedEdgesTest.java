@@ -26,7 +26,7 @@ class PositionedEdgesTest {
 
     @AfterEach
     void tearDown() {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
     }
@@ -47,7 +47,7 @@ class PositionedEdgesTest {
         assertThat(errors).containsExactly("TRY_COMPLETE: java.lang.StackOverflowError: from tryComplete");
         assertThat(next.isCompleted()).isTrue();
         assertThat(failing.isCompleted()).isFalse();
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         failing.tryHook = () -> { };
         failing.completable = true;
         assertThat(purgatory.checkAndComplete("k")).as("left to the try-all check").isEqualTo(1);

@@ -56,7 +56,7 @@ class PositionedWaitsTest {
 
     @AfterEach
     void close() {
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         purgatory.close();
     }
 
@@ -85,7 +85,7 @@ class PositionedWaitsTest {
         }
         assertThat(purgatory.numDelayed()).isEqualTo(990);
         assertThat(purgatory.watched()).isEqualTo(990);
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
     }
 
     @Test
@@ -114,7 +114,7 @@ class PositionedWaitsTest {
         assertThat(purgatory.checkAndComplete("tp-0", 6)).as("reached before: not tried again").isZero();
         assertThat(op.tries.get()).isEqualTo(1);
         assertThat(purgatory.watched()).isEqualTo(1);
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
 
         assertThat(purgatory.checkAndComplete("tp-0")).as("the in-sync set changed: try all").isEqualTo(1);
         assertThat(op.isCompleted()).isTrue();
@@ -207,12 +207,12 @@ class PositionedWaitsTest {
             ops.add(op);
         }
         timer.advanceClock(10); // the even half expires
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         assertThat(purgatory.numDelayed()).isEqualTo(50);
         for (int i = 1; i < 100; i += 4) {
             assertThat(ops.get(i).cancel()).isTrue();
         }
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         assertThat(purgatory.numDelayed()).isEqualTo(25);
         assertThat(purgatory.watched()).isEqualTo(25);
 
@@ -291,11 +291,11 @@ class PositionedWaitsTest {
             }
             pending.removeIf(DelayedOperation::isCompleted);
             if (step % 500 == 0) {
-                purgatory.checkInvariants();
+                purgatory.engine().checkInvariants();
                 assertThat(purgatory.numDelayed()).isEqualTo(pending.size());
             }
         }
-        purgatory.checkInvariants();
+        purgatory.engine().checkInvariants();
         assertThat(purgatory.numDelayed()).isEqualTo(pending.size());
     }
 }

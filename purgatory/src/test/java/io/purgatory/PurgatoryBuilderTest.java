@@ -3,6 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.SystemTimer;
 import java.util.List;
@@ -45,14 +46,14 @@ class PurgatoryBuilderTest {
             p.tryCompleteElseWatch(b, List.of("y", "z"));
             assertThat(p.watched()).isEqualTo(4);
             assertThat(p.watchedKeys()).isEqualTo(3);
-            p.checkInvariants();
+            p.engine().checkInvariants();
 
             b.completable = true;
             assertThat(p.checkAndComplete("z")).isEqualTo(1);
 
             assertThat(p.watched()).isEqualTo(2);
             assertThat(p.watchedKeys()).isEqualTo(2);
-            p.checkInvariants();
+            p.engine().checkInvariants();
         }
     }
 
@@ -62,7 +63,7 @@ class PurgatoryBuilderTest {
                 .shards(1 << 16).timerEnabled(false).reaperEnabled(false).build()) {
             p.tryCompleteElseWatch(new MockOperation(100), List.of("k"));
             assertThat(p.watched()).isEqualTo(1);
-            p.checkInvariants();
+            p.engine().checkInvariants();
         }
     }
 
@@ -103,7 +104,7 @@ class PurgatoryBuilderTest {
             List<MockOperation> cancelled = p.cancelForKey("k");
 
             assertThat(cancelled).containsExactly(op);
-            assertThat(futures.purgatory().name()).isEqualTo("inferred-futures");
+            assertThat(futures.name()).isEqualTo("inferred-futures");
         } finally {
             p.close();
             timer.close();
@@ -121,9 +122,39 @@ class PurgatoryBuilderTest {
     @Test
     void build_manualTimerWithReaperEnabled_throws() {
         assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("b")
-                .timer(new ManualTimer()).build())
+                .timer(new ManualTimer()).reaperEnabled(true).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("reaperEnabled(false)");
+                .hasMessageContaining("ManualTimer").hasMessageContaining("reaperEnabled(true)");
+    }
+
+    @Test
+    void build_manualTimerAlone_startsNoThreadAndExpiresOnTheAdvancingThread() {
+        ManualTimer timer = new ManualTimer();
+        try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("manual")
+                .timer(timer).build()) {
+            MockOperation op = new MockOperation(10);
+            p.tryCompleteElseWatch(op, List.of("k"));
+            assertThat(p.engine().driver()).as("a ManualTimer is advanced by the test: no reaper").isNull();
+
+            timer.advanceClock(10);
+
+            assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
+        }
+    }
+
+    @Test
+    void build_ownTimerOnAManualClock_isRefusedWithWhatToUseInstead() {
+        assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("b")
+                .clock(new ManualClock()).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clock: a ManualClock")
+                .hasMessageContaining("timer(new ManualTimer(clock))");
+        assertThatThrownBy(() -> KeyedWaits.builder("w").clock(new ManualClock()).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("timer(new ManualTimer(clock))");
+        assertThatThrownBy(() -> PurgatoryRuntime.builder("r").clock(new ManualClock()).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("timer(new ManualTimer(clock))");
     }
 
     @Test
@@ -147,7 +178,7 @@ class PurgatoryBuilderTest {
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("given")
                 .timer(timer).reaperEnabled(false).build();
         p.tryCompleteElseWatch(new MockOperation(100), List.of("k"));
-        assertThat(p.timer()).isSameAs(timer);
+        assertThat(p.engine().timer()).isSameAs(timer);
         assertThat(timer.size()).isEqualTo(1);
 
         p.close();
@@ -163,17 +194,18 @@ class PurgatoryBuilderTest {
     @Test
     void build_defaults_ownSystemTimerIsClosedWithThePurgatory() {
         DelayedOperationPurgatory<MockOperation> p = new DelayedOperationPurgatory<>("defaults");
-        assertThat(p.timer()).isInstanceOf(SystemTimer.class);
-        assertThat(p.reaper()).as("no thread before the first submission").isNull();
+        assertThat(p.engine().timer()).isInstanceOf(SystemTimer.class);
+        assertThat(p.engine().driver()).as("no thread before the first submission").isNull();
         MockOperation op = new MockOperation(100_000);
         p.tryCompleteElseWatch(op, List.of("k"));
-        assertThat(p.reaper()).isNotNull();
+        assertThat(p.engine().driver()).isNotNull();
         op.completable = true;
         assertThat(p.checkAndComplete("k")).isEqualTo(1);
 
         p.close();
 
-        assertThatThrownBy(() -> p.timer().add(new MockOperation(10))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> p.engine().timer().add(new MockOperation(10)))
+                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -184,8 +216,8 @@ class PurgatoryBuilderTest {
 
             assertThat(p.tryCompleteElseWatch(op, List.of("k"))).isFalse();
 
-            assertThat(p.timer()).isNull();
-            assertThat(p.reaper()).isNull();
+            assertThat(p.engine().timer()).isNull();
+            assertThat(p.engine().driver()).isNull();
             assertThat(p.numDelayed()).isEqualTo(1);
             op.completable = true;
             assertThat(p.checkAndComplete("k")).isEqualTo(1);
@@ -199,7 +231,7 @@ class PurgatoryBuilderTest {
                 .reaperEnabled(false).build()) {
             p.tryCompleteElseWatch(new MockOperation(100_000), List.of("k"));
 
-            assertThat(p.reaper()).isNull();
+            assertThat(p.engine().driver()).isNull();
             assertThat(TestThreads.findThread("ExpirationReaper-no-reaper")).isNull();
         }
     }

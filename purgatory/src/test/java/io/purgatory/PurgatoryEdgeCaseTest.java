@@ -34,7 +34,7 @@ class PurgatoryEdgeCaseTest {
                 .reaperEnabled(false).shards(1).build();
         p.tryCompleteElseWatch(new HookOp(100), List.of("a"));
 
-        p.checkInvariants(); // walks every shard and counts its keys
+        p.engine().checkInvariants(); // walks every shard and counts its keys
         assertThat(p.cancelForKey("missing")).isEmpty();
         assertThat(p.checkAndComplete("a")).isZero();
         HookOp other = new HookOp(100);
@@ -172,7 +172,7 @@ class PurgatoryEdgeCaseTest {
         assertThat(p.watched()).isEqualTo(4);
         triple.cancel();
         assertThat(p.watched()).isEqualTo(1);
-        p.checkInvariants();
+        p.engine().checkInvariants();
         p.close();
     }
 
@@ -180,7 +180,7 @@ class PurgatoryEdgeCaseTest {
     void unlink_nodeAlreadyUnlinked_returnsFalseAndTheUnlinkedNodeHoldsNoLink() {
         DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("unlink").timer(timer)
                 .reaperEnabled(false).build();
-        Watchers list = new Watchers("k", new WatcherList(p, new PurgatoryCounters()));
+        Watchers list = new Watchers("k", new WatcherList(new PurgatoryCounters()));
         HookOp a = new HookOp(1);
         HookOp b = new HookOp(1);
         HookOp c = new HookOp(1);

@@ -174,21 +174,21 @@ class PurgatoryMetricsTest {
 
             assertThat(p.watched()).isZero();
             assertThat(p.watchedKeys()).as("no pending operation on it").isZero();
-            assertThat(p.emptyKeyLists()).as("its list is kept for the key's next operation").isEqualTo(1);
-            p.checkInvariants();
+            assertThat(p.engine().emptyKeyLists()).as("its list is kept for the key's next operation").isEqualTo(1);
+            p.engine().checkInvariants();
             timer.advanceClock(999);
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).as("kept for less than a second: no sweep yet").isZero();
             timer.advanceClock(1);
 
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
 
-            assertThat(p.emptyKeyLists()).isZero();
+            assertThat(p.engine().emptyKeyLists()).isZero();
             assertThat(p.stats().purges()).isEqualTo(1);
             assertThat(metrics.of("purged").source.purges()).isEqualTo(1);
-            p.checkInvariants();
+            p.engine().checkInvariants();
             timer.advanceClock(5_000);
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).as("nothing kept: no purge").isEqualTo(1);
         }
     }
@@ -208,12 +208,12 @@ class PurgatoryMetricsTest {
 
             first.forceComplete(); // its list cannot be kept and cannot be removed: it lingers
 
-            assertThat(p.emptyKeyLists()).isEqualTo(WatcherList.MAX_EMPTY_KEPT + 1);
-            p.purgeIfNeeded(); // the manual clock has not moved: only the lingering rule can fire
+            assertThat(p.engine().emptyKeyLists()).isEqualTo(WatcherList.MAX_EMPTY_KEPT + 1);
+            p.engine().purgeIfNeeded(); // the manual clock has not moved: only the lingering rule can fire
             assertThat(p.stats().purges()).isEqualTo(1);
-            assertThat(p.emptyKeyLists()).isZero();
+            assertThat(p.engine().emptyKeyLists()).isZero();
             assertThat(p.watchedKeys()).isZero();
-            p.checkInvariants();
+            p.engine().checkInvariants();
         }
     }
 

@@ -73,8 +73,8 @@ class PurgatoryRuntimeTest {
         assertThat(orders.stats().expired()).isEqualTo(1);
         assertThat(payments.stats().expired()).isEqualTo(1);
         assertThat(expiredCount("payments")).isEqualTo(1);
-        orders.checkInvariants();
-        payments.checkInvariants();
+        orders.engine().checkInvariants();
+        payments.engine().checkInvariants();
     }
 
     @Test
@@ -91,7 +91,7 @@ class PurgatoryRuntimeTest {
         assertThat(mine.callbacks()).containsExactly("onCancel");
         assertThat(theirs.callbacks()).isEmpty();
         assertThat(staying.numDelayed()).isEqualTo(1);
-        assertThat(runtime.purgatories()).containsExactly(staying);
+        assertThat(runtime.members()).containsExactly(staying.engine());
         assertThat(runtime.isClosed()).isFalse();
         assertThat(metrics.isBound("closing")).as("its metrics removed").isFalse();
         assertThat(metrics.isBound("staying")).isTrue();
@@ -126,7 +126,7 @@ class PurgatoryRuntimeTest {
         assertThat(cancelled.callbacks()).containsExactly("onCancel");
         assertThat(List.of(expiring, completing, cancelling)).allMatch(DelayedOperationPurgatory::isClosed);
         assertThat(runtime.isClosed()).isTrue();
-        assertThat(runtime.purgatories()).isEmpty();
+        assertThat(runtime.members()).isEmpty();
         assertThat(metrics.allClosed()).as("every purgatory removed its meters").isTrue();
         assertThat(timer.size()).isZero();
         MockOperation other = new MockOperation(1);
@@ -144,7 +144,7 @@ class PurgatoryRuntimeTest {
         first.tryCompleteElseWatch(a, List.of("k"));
         second.tryCompleteElseWatch(b, List.of("k"));
         first.close();
-        assertThat(runtime.purgatories()).containsExactly(second);
+        assertThat(runtime.members()).containsExactly(second.engine());
 
         runtime.close();
         runtime.close();
@@ -165,7 +165,7 @@ class PurgatoryRuntimeTest {
                 .hasMessageContaining("runtime 'shared' is closed")
                 .hasMessageContaining("'late'");
         assertThat(metrics.boundCount()).isZero();
-        assertThat(runtime.purgatories()).isEmpty();
+        assertThat(runtime.members()).isEmpty();
     }
 
     @Test
@@ -174,7 +174,7 @@ class PurgatoryRuntimeTest {
 
         assertThatThrownBy(() -> onRuntime("same", ClosePolicy.EXPIRE)).isInstanceOf(IllegalStateException.class);
 
-        assertThat(runtime.purgatories()).containsExactly(first);
+        assertThat(runtime.members()).containsExactly(first.engine());
     }
 
     @Test
@@ -198,7 +198,7 @@ class PurgatoryRuntimeTest {
         assertThat(p.isClosed()).isTrue();
         assertThat(p.numDelayed()).isZero();
         assertThat(timer.size()).as("never added to the timer").isZero();
-        p.checkInvariants();
+        p.engine().checkInvariants();
     }
 
     @Test
@@ -211,7 +211,7 @@ class PurgatoryRuntimeTest {
 
         assertThat(op.callbacks()).containsExactly("onCancel");
         assertThat(p.numDelayed()).isZero();
-        p.checkInvariants();
+        p.engine().checkInvariants();
     }
 
     @Test
@@ -264,7 +264,7 @@ class PurgatoryRuntimeTest {
             MockOperation op = new MockOperation(100);
             p.tryCompleteElseWatch(op, List.of("k"));
             op.forceComplete(); // its key's list, emptied, is kept for reuse: swept a clock second later
-            assertThat(p.emptyKeyLists()).isEqualTo(1);
+            assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
         }
         closed.close();
         timer.advanceClock(1_000);
@@ -273,15 +273,16 @@ class PurgatoryRuntimeTest {
 
         assertThat(a.stats().purges()).isEqualTo(1);
         assertThat(b.stats().purges()).isEqualTo(1);
-        assertThat(a.emptyKeyLists()).isZero();
-        assertThat(b.emptyKeyLists()).isZero();
+        assertThat(a.engine().emptyKeyLists()).isZero();
+        assertThat(b.engine().emptyKeyLists()).isZero();
         assertThat(closed.stats().purges()).as("a closed purgatory left the runtime").isZero();
     }
 
     @Test
     void purgePolicies_onARealDriver_runAfterItsAdvances() {
         ManualClock clock = new ManualClock();
-        try (PurgatoryRuntime driven = PurgatoryRuntime.builder("purging").clock(clock).build()) {
+        try (PurgatoryRuntime driven = PurgatoryRuntime.builder("purging").clock(ReliabilitySupport.readingOf(clock))
+                .build()) {
             List<DelayedOperationPurgatory<MockOperation>> purgatories = new ArrayList<>();
             for (String name : List.of("purging-a", "purging-b")) {
                 DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.builder(name).runtime(driven)
@@ -296,7 +297,7 @@ class PurgatoryRuntimeTest {
 
             ReliabilitySupport.awaitCondition("both purgatories purged",
                     () -> purgatories.stream().allMatch(p -> p.stats().purges() == 1));
-            assertThat(purgatories).allMatch(p -> p.emptyKeyLists() == 0);
+            assertThat(purgatories).allMatch(p -> p.engine().emptyKeyLists() == 0);
         }
     }
 
@@ -345,7 +346,7 @@ class PurgatoryRuntimeTest {
         p.tryCompleteElseWatch(new MockOperation(10), List.of("k"));
 
         assertThat(runtime.driver()).isNull();
-        assertThat(p.reaper()).isNull();
+        assertThat(p.engine().driver()).isNull();
         assertThat(ReliabilitySupport.libraryThreads("shared")).isEmpty();
         assertThat(ReliabilitySupport.libraryThreads("manual-threads")).isEmpty();
     }
@@ -443,7 +444,7 @@ class PurgatoryRuntimeTest {
         assertThatThrownBy(b::build)
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("runtime(...) cannot be combined with [" + setting + "]");
-        assertThat(runtime.purgatories()).isEmpty();
+        assertThat(runtime.members()).isEmpty();
     }
 
     @Test

@@ -29,26 +29,26 @@ class PurgePolicyTest {
     @Test
     void purgeIfNeeded_emptiedListsKept_sweptOnceAClockSecondPassedSinceTheLastPurge() {
         DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
-        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(DelayedOperationPurgatory.class, Level.DEBUG)) {
+        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(PurgePolicy.class, Level.DEBUG)) {
             settleOn(p, "a");
-            assertThat(p.emptyKeyLists()).isEqualTo(1);
+            assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
 
             timer.advanceClock(999);
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).isZero();
             timer.advanceClock(1);
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).as("a second after the last purge (the start)").isEqualTo(1);
-            assertThat(p.emptyKeyLists()).isZero();
+            assertThat(p.engine().emptyKeyLists()).isZero();
             assertThat(log.events()).singleElement()
                     .satisfies(e -> assertThat(e.getFormattedMessage()).contains("purged 1 entries"));
 
             settleOn(p, "b");
             timer.advanceClock(500);
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).as("half a second after the last purge").isEqualTo(1);
             timer.advanceClock(500);
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).isEqualTo(2);
         }
         p.close();
@@ -61,39 +61,39 @@ class PurgePolicyTest {
             settleOn(p, "k" + i % KEPT_PER_SHARD);
         }
 
-        p.purgeIfNeeded();
+        p.engine().purgeIfNeeded();
 
         assertThat(p.stats().purges()).isZero();
-        assertThat(p.emptyKeyLists()).isEqualTo(KEPT_PER_SHARD);
+        assertThat(p.engine().emptyKeyLists()).isEqualTo(KEPT_PER_SHARD);
         p.close();
     }
 
     @Test
     void purgeIfNeeded_lingeringList_sweptOncePurgeIntervalOperationsOfAnyOutcomeSettledSinceTheLastPurge() {
         DelayedOperationPurgatory<HookOp> p = purgatory(20);
-        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(DelayedOperationPurgatory.class, Level.DEBUG)) {
+        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(PurgePolicy.class, Level.DEBUG)) {
             fillTheKeptLists(p); // 16 completed
             lingerAfterCancel(p); // 17: 1 cancelled, its list lingers (the shard keeps no more)
             expireOn(p, "x", "y"); // 19: 2 expired
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).as("19 settled < 20").isZero();
             completeAtOnce(p); // 20: 1 completed at once
 
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
 
             assertThat(p.stats().purges()).isEqualTo(1);
-            assertThat(p.emptyKeyLists()).isZero();
+            assertThat(p.engine().emptyKeyLists()).isZero();
             assertThat(log.events()).singleElement().as("16 kept lists and the lingering one")
                     .satisfies(e -> assertThat(e.getFormattedMessage()).contains("purged 17 entries"));
 
             fillTheKeptLists(p); // 36
             lingerAfterCancel(p); // 37: 17 since the last purge
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).isEqualTo(1);
             settleOn(p, "u");
             settleOn(p, "v");
             settleOn(p, "w"); // 40: 20 since the last purge
-            p.purgeIfNeeded();
+            p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).isEqualTo(2);
         }
         p.close();
@@ -108,20 +108,20 @@ class PurgePolicyTest {
         p.tryCompleteElseWatch(first, List.of(key));
         key.hash = 78;
         assertThat(first.cancel()).isTrue(); // its list lingers: the shard keeps no more, removal fails
-        assertThat(p.emptyKeyLists()).isEqualTo(KEPT_PER_SHARD + 1);
+        assertThat(p.engine().emptyKeyLists()).isEqualTo(KEPT_PER_SHARD + 1);
 
         key.hash = 77; // found again: the lingering list is reused, not a kept one
         HookOp second = new HookOp(100);
         p.tryCompleteElseWatch(second, List.of(key));
-        assertThat(p.emptyKeyLists()).isEqualTo(KEPT_PER_SHARD);
-        p.checkInvariants();
+        assertThat(p.engine().emptyKeyLists()).isEqualTo(KEPT_PER_SHARD);
+        p.engine().checkInvariants();
 
-        p.purgeIfNeeded(); // the clock has not moved and nothing lingers: no purge is due
+        p.engine().purgeIfNeeded(); // the clock has not moved and nothing lingers: no purge is due
         assertThat(p.stats().purges()).isZero();
         assertThat(second.forceComplete()).isTrue();
-        assertThat(p.emptyKeyLists()).as("the shard still keeps 16: the list is removed, not kept as a 17th")
+        assertThat(p.engine().emptyKeyLists()).as("the shard still keeps 16: the list is removed, not kept as a 17th")
                 .isEqualTo(KEPT_PER_SHARD);
-        p.checkInvariants();
+        p.engine().checkInvariants();
         p.close();
     }
 
@@ -129,11 +129,11 @@ class PurgePolicyTest {
     void watch_keyWhoseEmptiedListIsKept_reusesItAndKeepsCountingExactly() {
         DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
         settleOn(p, "hot");
-        assertThat(p.emptyKeyLists()).isEqualTo(1);
+        assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
 
         HookOp op = new HookOp(100);
         p.tryCompleteElseWatch(op, List.of("hot"));
-        assertThat(p.emptyKeyLists()).as("reused").isZero();
+        assertThat(p.engine().emptyKeyLists()).as("reused").isZero();
         assertThat(p.watchedKeys()).isEqualTo(1);
         op.forceComplete();
         for (int i = 0; i < KEPT_PER_SHARD; i++) {
@@ -142,9 +142,9 @@ class PurgePolicyTest {
         settleOn(p, "fresh-1");
         settleOn(p, "fresh-2");
 
-        assertThat(p.emptyKeyLists()).as("hot, fresh-1 and fresh-2 are all kept").isEqualTo(3);
+        assertThat(p.engine().emptyKeyLists()).as("hot, fresh-1 and fresh-2 are all kept").isEqualTo(3);
         assertThat(p.watchedKeys()).isZero();
-        p.checkInvariants();
+        p.engine().checkInvariants();
         p.close();
     }
 

@@ -271,8 +271,8 @@ class ReliabilityStressTest {
             assertThat(stats.pending()).isZero();
             assertThat(stats.watched()).isZero();
             assertThat(stats.keys()).isZero();
-            assertThat(purgatory.timer().size()).isZero();
-            purgatory.checkInvariants();
+            assertThat(purgatory.engine().timer().size()).isZero();
+            purgatory.engine().checkInvariants();
             if (timer != null) {
                 timer.advanceClock(0); // drain cancelled timer entries, so the timer holds no operation
             }

@@ -100,6 +100,19 @@ final class ReliabilitySupport {
     }
 
     /** The live thread named {@code name}, or null. */
+    /**
+     * A clock that reads {@code manual} without being a ManualClock, which the builders refuse for
+     * an own timer: for the tests of an own timer and reaper on a clock the test moves.
+     */
+    static io.purgatory.timer.Clock readingOf(io.purgatory.timer.ManualClock manual) {
+        return new io.purgatory.timer.Clock() {
+            @Override
+            public long nanoTime() {
+                return manual.nanoTime();
+            }
+        };
+    }
+
     static Thread findThread(String name) {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().equals(name) && t.isAlive()) {

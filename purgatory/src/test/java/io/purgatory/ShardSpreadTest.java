@@ -31,7 +31,7 @@ class ShardSpreadTest {
                 int[] perShard = new int[SHARDS];
                 for (int i = 0; i < KEYS; i++) {
                     Object key = keys.apply(i);
-                    int shard = purgatory.shardIndex(key);
+                    int shard = purgatory.engine().listIndex(key);
                     perShard[shard]++;
                     int h = key.hashCode();
                     int bucket = (h ^ (h >>> 16)) & 255; // HashMap's bucket of a 128-key map (capacity 256)
@@ -50,8 +50,8 @@ class ShardSpreadTest {
         DelayedOperationPurgatory<MockOperation> purgatory = DelayedOperationPurgatory.<MockOperation>builder("one")
                 .shards(1).timerEnabled(false).reaperEnabled(false).build();
         try (purgatory) {
-            assertThat(purgatory.shardIndex(-1)).isZero();
-            assertThat(purgatory.shardIndex("x")).isZero();
+            assertThat(purgatory.engine().listIndex(-1)).isZero();
+            assertThat(purgatory.engine().listIndex("x")).isZero();
         }
     }
 }

@@ -11,6 +11,9 @@ package io.purgatory.timer;
  */
 public record TimerGeometry(long tickMs, int wheelSize) {
 
+    /** The fewest buckets a wheel may have. */
+    public static final int MIN_WHEEL_SIZE = 2;
+
     /** The most buckets a wheel may have. */
     public static final int MAX_WHEEL_SIZE = 1 << 16;
 
@@ -24,8 +27,9 @@ public record TimerGeometry(long tickMs, int wheelSize) {
         if (tickMs < 1 || tickMs > Timer.MAX_DELAY_MS) {
             throw new IllegalArgumentException("tickMs must be between 1 and " + Timer.MAX_DELAY_MS + ": " + tickMs);
         }
-        if (wheelSize < 2 || wheelSize > MAX_WHEEL_SIZE) {
-            throw new IllegalArgumentException("wheelSize must be between 2 and " + MAX_WHEEL_SIZE + ": " + wheelSize);
+        if (wheelSize < MIN_WHEEL_SIZE || wheelSize > MAX_WHEEL_SIZE) {
+            throw new IllegalArgumentException("wheelSize must be between " + MIN_WHEEL_SIZE + " and "
+                    + MAX_WHEEL_SIZE + ": " + wheelSize);
         }
     }
 

@@ -209,7 +209,7 @@ class SystemTimerReaperTest {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                     return false;
                 });
-        try (LogCapture log = new LogCapture(SystemTimerReaper.class)) {
+        try (LogCapture log = new LogCapture(TimerDriver.class)) {
             SystemTimerReaper reaper = SystemTimerReaper.start("survivor", timer);
             toClose.add(reaper);
 
@@ -231,7 +231,7 @@ class SystemTimerReaperTest {
     @Test
     void reaper_wrappedTimerClosedDirectly_threadStopsInsteadOfRetrying() throws Exception {
         SystemTimer timer = SystemTimer.builder("closed-under-reaper").build();
-        try (LogCapture log = new LogCapture(SystemTimerReaper.class)) {
+        try (LogCapture log = new LogCapture(TimerDriver.class)) {
             SystemTimerReaper reaper = SystemTimerReaper.start("orphaned-reaper", timer);
             toClose.add(reaper);
 
@@ -293,7 +293,7 @@ class SystemTimerReaperTest {
         AtomicInteger rounds = new AtomicInteger();
         CountDownLatch survived = new CountDownLatch(1);
         Timer timer = parkingMock();
-        try (LogCapture log = new LogCapture(SystemTimerReaper.class)) {
+        try (LogCapture log = new LogCapture(TimerDriver.class)) {
             SystemTimerReaper reaper = SystemTimerReaper.start("policy-fails", timer, () -> {
                 int round = rounds.incrementAndGet();
                 if (round == 1) {

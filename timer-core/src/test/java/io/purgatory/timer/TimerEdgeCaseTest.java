@@ -206,12 +206,13 @@ class TimerEdgeCaseTest {
     @Test
     void reaper_timerKeepsThrowing_backsOffBetweenRetries() throws Exception {
         BlockingTimer timer = new BlockingTimer(true);
-        try (LogCapture log = new LogCapture(SystemTimerReaper.class);
+        try (LogCapture log = new LogCapture(TimerDriver.class);
              SystemTimerReaper reaper = SystemTimerReaper.start("backoff", timer)) {
             Thread thread = findThread("backoff");
             assertThat(thread).isNotNull();
 
-            awaitCondition("the reaper parked in its back-off", () -> LockSupport.getBlocker(thread) == reaper);
+            awaitCondition("the reaper parked in its back-off",
+                    () -> LockSupport.getBlocker(thread) == reaper.driver());
 
             assertThat(log.events()).isNotEmpty().allSatisfy(e -> {
                 assertThat(e.getLevel()).isEqualTo(Level.ERROR);
@@ -223,7 +224,7 @@ class TimerEdgeCaseTest {
     @Test
     void reaper_wrappedTimerClosedDirectly_warnsAndStops() throws Exception {
         SystemTimer timer = SystemTimer.builder("closed-under").executor(Runnable::run).build();
-        try (LogCapture log = new LogCapture(SystemTimerReaper.class);
+        try (LogCapture log = new LogCapture(TimerDriver.class);
              SystemTimerReaper reaper = SystemTimerReaper.start("closed-under-reaper", timer)) {
 
             timer.close();

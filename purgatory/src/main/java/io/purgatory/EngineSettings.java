@@ -1,0 +1,208 @@
+package io.purgatory;
+
+import io.purgatory.timer.Clock;
+import io.purgatory.timer.ManualClock;
+import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.TaskErrorHandler;
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerGeometry;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executor;
+
+/**
+ * What the public builders ({@link PurgatoryBuilder}, {@link KeyedWaits.Builder}) collect for an
+ * {@link Engine}: each setting validated as it is given, naming the argument and the value, and
+ * the conflicts between them checked once at build. Not thread-safe, as the builders.
+ */
+final class EngineSettings {
+
+    static final int DEFAULT_SHARDS = 512;
+    static final int DEFAULT_PURGE_INTERVAL = 1000;
+    static final int MAX_SHARDS = 1 << 16;
+
+    final String name;
+    int shards = DEFAULT_SHARDS;
+    int purgeInterval = DEFAULT_PURGE_INTERVAL;
+    private boolean reaperEnabled = true;
+    /** Whether reaperEnabled was given: a ManualTimer turns the reaper off unless it was asked for. */
+    private boolean reaperGiven;
+    boolean timerEnabled = true;
+    int maxPending;
+    ClosePolicy closePolicy = ClosePolicy.EXPIRE;
+    OperationErrorHandler errorHandler = OperationErrorHandler.processDefault();
+    MetricsRecorderFactory metrics;
+    PurgatoryRuntime runtime;
+    private Timer timer;
+    private TimerGeometry geometry = TimerGeometry.DEFAULT;
+    /** The settings of the own timer given, by name, for the messages of conflicts. */
+    private final Set<String> ownTimerSettings = new LinkedHashSet<>();
+    private Executor expirationExecutor;
+    private Clock clock;
+
+    EngineSettings(String name) {
+        this.name = checkName(name);
+    }
+
+    /** The one check of a purgatory's or a runtime's name: not null, not blank. */
+    static String checkName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank: '" + name + "'");
+        }
+        return name;
+    }
+
+    /**
+     * Refuses a {@link ManualClock} as the clock of an own timer: the timer's thread would settle
+     * due operations some time after the test moved the clock, on that thread, so a test built
+     * that way is not deterministic. The message says what to use instead.
+     *
+     * @throws IllegalArgumentException if {@code clock} is a ManualClock
+     */
+    static void refuseManualClockForOwnTimer(Clock clock) {
+        if (clock instanceof ManualClock) {
+            throw new IllegalArgumentException("clock: a ManualClock moves only when a test moves it, and the own"
+                    + " timer's thread would then settle what is due later, on that thread. For deterministic tests"
+                    + " give timer(new ManualTimer(clock)) instead and move time with ManualTimer.advanceClock:"
+                    + " every due operation is then settled on the test's thread before it returns");
+        }
+    }
+
+    void timer(Timer timer) {
+        this.timer = Objects.requireNonNull(timer, "timer");
+    }
+
+    void runtime(PurgatoryRuntime runtime) {
+        this.runtime = Objects.requireNonNull(runtime, "runtime");
+    }
+
+    void geometry(TimerGeometry geometry, String setting) {
+        this.geometry = Objects.requireNonNull(geometry, "geometry");
+        ownTimerSettings.add(setting);
+    }
+
+    TimerGeometry geometry() {
+        return geometry;
+    }
+
+    void shards(int shards) {
+        if (shards < 1 || shards > MAX_SHARDS || Integer.bitCount(shards) != 1) {
+            throw new IllegalArgumentException("shards must be a power of two from 1 to " + MAX_SHARDS + ": " + shards);
+        }
+        this.shards = shards;
+    }
+
+    void purgeInterval(int purgeInterval) {
+        if (purgeInterval < 1) {
+            throw new IllegalArgumentException("purgeInterval must be >= 1: " + purgeInterval);
+        }
+        this.purgeInterval = purgeInterval;
+    }
+
+    void maxPending(int maxPending) {
+        if (maxPending < 0) {
+            throw new IllegalArgumentException("maxPending must be >= 0 (0 means no limit): " + maxPending);
+        }
+        this.maxPending = maxPending;
+    }
+
+    void reaperEnabled(boolean enabled) {
+        this.reaperEnabled = enabled;
+        this.reaperGiven = true;
+    }
+
+    void expirationExecutor(Executor executor) {
+        this.expirationExecutor = Objects.requireNonNull(executor, "executor");
+        ownTimerSettings.add("expirationExecutor");
+    }
+
+    void clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    void closePolicy(ClosePolicy closePolicy) {
+        this.closePolicy = Objects.requireNonNull(closePolicy, "closePolicy");
+    }
+
+    void errorHandler(OperationErrorHandler errorHandler) {
+        this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+    }
+
+    void metrics(MetricsRecorderFactory factory) {
+        this.metrics = Objects.requireNonNull(factory, "factory");
+    }
+
+    /**
+     * Checks that the settings go together.
+     *
+     * @throws IllegalArgumentException naming the settings that conflict
+     */
+    void checkConflicts() {
+        if (runtime == null && timer == null && timerEnabled) {
+            refuseManualClockForOwnTimer(clock);
+        }
+        if (runtime != null) {
+            Set<String> conflicts = new LinkedHashSet<>();
+            if (timer != null) {
+                conflicts.add("timer(...)");
+            }
+            conflicts.addAll(ownTimerSettings);
+            if (clock != null) {
+                conflicts.add("clock");
+            }
+            if (!timerEnabled) {
+                conflicts.add("timerEnabled(false)");
+            }
+            if (reaperGiven && !reaperEnabled) {
+                conflicts.add("reaperEnabled(false)");
+            }
+            if (!conflicts.isEmpty()) {
+                throw new IllegalArgumentException("runtime(...) cannot be combined with " + conflicts + ": the"
+                        + " runtime's timer, driver and executor serve every purgatory on it; configure them on"
+                        + " PurgatoryRuntime.builder");
+            }
+        }
+        if (timer != null) {
+            if (!timerEnabled) {
+                throw new IllegalArgumentException("timer(...) was given but timerEnabled is false");
+            }
+            if (!ownTimerSettings.isEmpty()) {
+                throw new IllegalArgumentException("timer(...) cannot be combined with " + ownTimerSettings
+                        + ": they configure the purgatory's own timer");
+            }
+            if (timer instanceof ManualTimer && reaperGiven && reaperEnabled) {
+                throw new IllegalArgumentException("a ManualTimer is advanced by its caller, so it takes no reaper:"
+                        + " drop reaperEnabled(true)");
+            }
+        }
+    }
+
+    /** True iff the engine runs on a runtime it was given, which it must not close. */
+    boolean sharesRuntime() {
+        return runtime != null;
+    }
+
+    /**
+     * The runtime the engine runs on: the one given, else a private one it owns and closes, on
+     * the given timer (driven by a reaper unless it is a ManualTimer or the reaper is off, never
+     * closed), an idle timer (timer disabled: the reaper only runs the purge policy), or its own
+     * timer and executor. {@code refusals} receives the own timer's refused hand-offs.
+     */
+    PurgatoryRuntime runtimeOrOwn(TaskErrorHandler refusals) {
+        if (runtime != null) {
+            return runtime;
+        }
+        if (timer != null) {
+            boolean manual = timer instanceof ManualTimer;
+            Clock c = clock != null ? clock : manual ? ((ManualTimer) timer).clock() : Clock.system();
+            return PurgatoryRuntime.givenTimer(name, timer, c, reaperEnabled && !(manual && !reaperGiven));
+        }
+        Clock c = clock != null ? clock : Clock.system();
+        if (!timerEnabled) {
+            return PurgatoryRuntime.idleTimer(name, c, reaperEnabled);
+        }
+        return PurgatoryRuntime.ownTimer(name, geometry, c, expirationExecutor, refusals, reaperEnabled);
+    }
+}

@@ -1,0 +1,33 @@
+package io.purgatory;
+
+import io.purgatory.OperationErrorHandler.Callback;
+
+/**
+ * What a submitted operation knows of the purgatory that holds it: where its settle is booked,
+ * where its callbacks' failures go, and whom its expiry keeps busy. The engine implements it; the
+ * operation stores it under its submission's claim (see {@link OperationState}), so nothing walks
+ * the operation's watch lists to find it.
+ */
+interface Owner {
+
+    /** The purgatory's name, for messages. */
+    String name();
+
+    /** True once the purgatory began to close. */
+    boolean isClosed();
+
+    /**
+     * Books the settle of {@code op}, submitted here: off every watch list and the timer, its slot
+     * freed, counted and timed. Called exactly once per settle, before its callbacks; never throws.
+     */
+    void settled(DelayedOperation op, Outcome outcome, long state);
+
+    /** Counts and reports {@code error}, thrown by {@code callback} of {@code op}. Never throws. */
+    void failed(DelayedOperation op, Callback callback, Throwable error);
+
+    /** An expiry of one of its operations begins on the current thread; a close waits for it to end. */
+    void expiryBegins();
+
+    /** The expiry begun by {@link #expiryBegins()} on this thread ended: settled (or lost), callbacks run. */
+    void expiryEnds();
+}
