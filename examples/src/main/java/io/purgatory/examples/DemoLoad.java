@@ -60,7 +60,10 @@ final class DemoLoad implements AutoCloseable {
                     options.stallEverySeconds(), TimeUnit.SECONDS);
         }
         cluster.scheduleAtFixedRate(this::moveLeadership, 7, 7, TimeUnit.SECONDS);
-        cluster.scheduleAtFixedRate(this::newOrder, 10, 10, TimeUnit.MILLISECONDS);
+        if (options.orderRate() > 0) {
+            long periodMicros = TimeUnit.SECONDS.toMicros(1) / options.orderRate();
+            cluster.scheduleAtFixedRate(this::newOrder, periodMicros, periodMicros, TimeUnit.MICROSECONDS);
+        }
         for (int i = 0; i < options.producers(); i++) {
             clients.execute(this::produceLoop);
         }

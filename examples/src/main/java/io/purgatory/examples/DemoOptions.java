@@ -1,11 +1,15 @@
 package io.purgatory.examples;
 
+import java.util.List;
+
 /**
  * The demo's command-line options: {@code --duration 20 --port 8080 --rate 2000 --producers 2
- * --consumers 2 --partitions 6 --timeout-ms 1000 --follower-lag-ms 5 --stall-every-s 8 --stall-s 3}.
+ * --consumers 2 --order-rate 100 --partitions 6 --timeout-ms 1000 --follower-lag-ms 5
+ * --stall-every-s 8 --stall-s 3}.
  */
-record DemoOptions(int durationSeconds, int port, int produceRate, int producers, int consumers, int partitions,
-                   long timeoutMs, long followerLagMs, int stallEverySeconds, int stallSeconds, boolean help) {
+record DemoOptions(int durationSeconds, int port, int produceRate, int producers, int consumers, int orderRate,
+                   int partitions, long timeoutMs, long followerLagMs, int stallEverySeconds, int stallSeconds,
+                   boolean help) {
 
     static final String USAGE = """
             Usage: DemoServer [options]
@@ -14,6 +18,7 @@ record DemoOptions(int durationSeconds, int port, int produceRate, int producers
               --rate R             produce requests per second, all producers together (default 2000)
               --producers N        producer clients (default 2)
               --consumers N        consumer clients doing long-poll fetches (default 2)
+              --order-rate R       orders per second waiting for their payment (default 100; 0 = none)
               --partitions N       partitions of the topic "demo" (default 6)
               --timeout-ms T       produce request timeout (default 1000)
               --follower-lag-ms L  how far follower 1 lags the leader (default 5)
@@ -21,59 +26,19 @@ record DemoOptions(int durationSeconds, int port, int produceRate, int producers
               --stall-s S          for S seconds (default 3)
             """;
 
-    static DemoOptions parse(String... args) {
-        int duration = 20;
-        int port = 8080;
-        int rate = 2000;
-        int producers = 2;
-        int consumers = 2;
-        int partitions = 6;
-        long timeout = 1000;
-        long lag = 5;
-        int stallEvery = 8;
-        int stall = 3;
-        boolean help = false;
-        for (int i = 0; i < args.length; i++) {
-            String name = args[i];
-            if (name.equals("--help") || name.equals("-h")) {
-                help = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("option " + name + " needs a value");
-            }
-            String value = args[++i];
-            switch (name) {
-                case "--duration" -> duration = intValue(name, value, 0);
-                case "--port" -> port = intValue(name, value, 0);
-                case "--rate" -> rate = intValue(name, value, 1);
-                case "--producers" -> producers = intValue(name, value, 0);
-                case "--consumers" -> consumers = intValue(name, value, 0);
-                case "--partitions" -> partitions = intValue(name, value, 1);
-                case "--timeout-ms" -> timeout = intValue(name, value, 0);
-                case "--follower-lag-ms" -> lag = intValue(name, value, 0);
-                case "--stall-every-s" -> stallEvery = intValue(name, value, 0);
-                case "--stall-s" -> stall = intValue(name, value, 0);
-                default -> throw new IllegalArgumentException("unknown option: " + name);
-            }
-        }
-        if (port > 65535) {
-            throw new IllegalArgumentException("--port must be at most 65535: " + port);
-        }
-        return new DemoOptions(duration, port, rate, producers, consumers, partitions, timeout, lag, stallEvery,
-                stall, help);
-    }
+    private static final List<String> OPTIONS = List.of("--duration", "--port", "--rate", "--producers",
+            "--consumers", "--order-rate", "--partitions", "--timeout-ms", "--follower-lag-ms", "--stall-every-s",
+            "--stall-s");
+    private static final int MAX = Integer.MAX_VALUE;
 
-    private static int intValue(String name, String value, int min) {
-        int v;
-        try {
-            v = Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer: '" + value + "'");
-        }
-        if (v < min) {
-            throw new IllegalArgumentException(name + " must be >= " + min + ": " + v);
-        }
-        return v;
+    /** The options in {@code args}; an IllegalArgumentException names a bad one and its value. */
+    static DemoOptions parse(String... args) {
+        CommandLine line = CommandLine.parse(args, OPTIONS);
+        return new DemoOptions(line.intValue("--duration", 20, 0, MAX), line.intValue("--port", 8080, 0, 65535),
+                line.intValue("--rate", 2000, 1, MAX), line.intValue("--producers", 2, 0, MAX),
+                line.intValue("--consumers", 2, 0, MAX), line.intValue("--order-rate", 100, 0, 10_000),
+                line.intValue("--partitions", 6, 1, MAX), line.intValue("--timeout-ms", 1000, 0, MAX),
+                line.intValue("--follower-lag-ms", 5, 0, MAX), line.intValue("--stall-every-s", 8, 0, MAX),
+                line.intValue("--stall-s", 3, 0, MAX), line.help());
     }
 }

@@ -1,9 +1,6 @@
 package io.purgatory.examples;
 
 import com.sun.net.httpserver.HttpServer;
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.config.MeterFilter;
-import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.purgatory.KeyedWaits;
@@ -35,6 +32,12 @@ public final class DemoServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DemoServer.class);
 
+    /**
+     * How long {@code HttpServer.stop} lets the answers in flight finish. It closes the connections
+     * after that; the JDK 17 server waits the whole delay even when nothing is in flight.
+     */
+    static final int STOP_DELAY_SECONDS = 1;
+
     private final DemoOptions options;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ReplicaManager replicaManager;
@@ -54,7 +57,7 @@ public final class DemoServer implements AutoCloseable {
         this.options = options;
         // The histogram buckets the Grafana board needs come with MicrometerMetrics; the p50/p99 of
         // the console table are the demo's own, computed in process.
-        registry.config().meterFilter(percentilesFor("purgatory.operations"));
+        registry.config().meterFilter(DemoStats.percentiles());
         this.replicaManager = ReplicaManager.create(ReplicaManager.Config.defaults(), registry);
         replicaManager.createTopic("demo", options.partitions());
         this.payments = new OrderPayments(KeyedWaits.builder("orders").metrics(MicrometerMetrics.of(registry)),
@@ -228,18 +231,6 @@ public final class DemoServer implements AutoCloseable {
         return Double.isNaN(ms) ? "-" : String.format(Locale.ROOT, "%.1f ms", ms);
     }
 
-    private static MeterFilter percentilesFor(String name) {
-        return new MeterFilter() {
-            @Override
-            public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
-                if (!id.getName().equals(name)) {
-                    return config;
-                }
-                return DistributionStatisticConfig.builder().percentiles(0.5, 0.99).build().merge(config);
-            }
-        };
-    }
-
     ReplicaManager replicaManager() {
         return replicaManager;
     }
@@ -257,7 +248,13 @@ public final class DemoServer implements AutoCloseable {
         return server;
     }
 
-    /** Stops the load and the server, then closes the purgatories: pending requests get their answers. Idempotent. */
+    /**
+     * Stops the load, closes the purgatories, then the server. Closing a purgatory answers each of its
+     * pending requests on this thread (a long poll gets 503), and a request that comes after gets 503
+     * too; only then does the server stop, giving the answers still being written
+     * {@link #STOP_DELAY_SECONDS}. Stopping it first would cut the waiting clients off without an
+     * answer. Idempotent.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -268,11 +265,11 @@ public final class DemoServer implements AutoCloseable {
         for (PurgatoryStats s : stats.purgatories()) {
             expiredBeforeClose.put(s.name(), s.expired());
         }
-        if (server != null) {
-            server.stop(0);
-        }
         replicaManager.close();
         payments.close();
+        if (server != null) {
+            server.stop(STOP_DELAY_SECONDS);
+        }
         httpThreads.shutdown();
     }
 }

@@ -1,7 +1,11 @@
 package io.purgatory.examples;
 
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.purgatory.PurgatoryStats;
 import java.util.ArrayList;
@@ -28,6 +32,23 @@ final class DemoStats {
         this.purgatories = List.copyOf(purgatories);
     }
 
+    /**
+     * The filter that gives the {@code purgatory.operations} timers of a registry the p50 and p99
+     * this class reads: computed in process, to two significant digits.
+     */
+    static MeterFilter percentiles() {
+        return new MeterFilter() {
+            @Override
+            public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+                if (!id.getName().equals("purgatory.operations")) {
+                    return config;
+                }
+                return DistributionStatisticConfig.builder().percentiles(0.5, 0.99).percentilePrecision(2).build()
+                        .merge(config);
+            }
+        };
+    }
+
     /** A snapshot of each purgatory's counters, in the order given. */
     List<PurgatoryStats> purgatories() {
         List<PurgatoryStats> out = new ArrayList<>(purgatories.size());
@@ -37,15 +58,20 @@ final class DemoStats {
         return out;
     }
 
-    /** The given percentile (0..1) of time in purgatory for {@code outcome}, in ms; NaN if unknown. */
+    /**
+     * The given percentile (0..1) of time in purgatory for {@code outcome}, in ms; NaN if unknown.
+     * Never above the max of the same snapshot: the histogram reports a percentile as a value of the
+     * bucket it falls in, which can lie past the largest value recorded.
+     */
     double percentileMs(String purgatory, String outcome, double percentile) {
         Timer timer = registry.find("purgatory.operations").tags("purgatory", purgatory, "outcome", outcome).timer();
         if (timer == null) {
             return Double.NaN;
         }
-        for (ValueAtPercentile v : timer.takeSnapshot().percentileValues()) {
+        HistogramSnapshot snapshot = timer.takeSnapshot();
+        for (ValueAtPercentile v : snapshot.percentileValues()) {
             if (Math.abs(v.percentile() - percentile) < 1e-9) {
-                return v.value(TimeUnit.MILLISECONDS);
+                return Math.min(v.value(TimeUnit.MILLISECONDS), snapshot.max(TimeUnit.MILLISECONDS));
             }
         }
         return Double.NaN;

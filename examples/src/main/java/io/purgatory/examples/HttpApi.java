@@ -45,6 +45,8 @@ final class HttpApi {
      */
     static final String MAX_REQUEST_HEADER_PROPERTY = "sun.net.httpserver.maxReqHeaderSize";
     static final int MAX_REQUEST_HEADER_BYTES = 8 << 20;
+    /** An error message echoes at most this much of a bad value. */
+    static final int MAX_ECHOED_CHARS = 80;
 
     private final ReplicaManager replicaManager;
     private final OrderApi orders;
@@ -120,7 +122,8 @@ final class HttpApi {
 
     /**
      * Runs {@code handler} for {@code method}, else 405; a {@link Refusal} answers its status, an
-     * IllegalArgumentException 400, other failures 500.
+     * IllegalArgumentException 400, an IllegalStateException 503 (a purgatory closed: the demo is
+     * stopping), other failures 500.
      */
     static void handle(HttpExchange exchange, String method, Handler handler) throws IOException {
         try {
@@ -134,6 +137,8 @@ final class HttpApi {
             respond(exchange, refused.status, "application/json", error(refused.code, refused.getMessage()));
         } catch (IllegalArgumentException bad) {
             respond(exchange, 400, "application/json", error("BAD_REQUEST", bad.getMessage()));
+        } catch (IllegalStateException closed) { // what a closed purgatory or keyed waits throw: the demo is stopping
+            respond(exchange, 503, "application/json", error("SHUTTING_DOWN", "the server is stopping"));
         } catch (RuntimeException | IOException failure) {
             LOG.error("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), failure);
             respond(exchange, 500, "application/json", error("INTERNAL", String.valueOf(failure)));
@@ -204,7 +209,8 @@ final class HttpApi {
     /** A 404 for a partition this broker does not have (Kafka answers UNKNOWN_TOPIC_OR_PARTITION in a 200). */
     private void requireKnown(TopicPartition tp) {
         if (!replicaManager.hasPartition(tp)) {
-            throw new Refusal(404, Errors.UNKNOWN_TOPIC_OR_PARTITION.name(), "unknown partition: " + tp);
+            throw new Refusal(404, Errors.UNKNOWN_TOPIC_OR_PARTITION.name(),
+                    "unknown partition: " + quote(tp.toString()));
         }
     }
 
@@ -256,6 +262,18 @@ final class HttpApi {
         }
     }
 
+    /**
+     * {@code raw} in quotes, to echo in an error message: at most {@link #MAX_ECHOED_CHARS} of it,
+     * and when it is longer, the message says how long it was.
+     */
+    static String quote(String raw) {
+        if (raw.length() <= MAX_ECHOED_CHARS) {
+            return "'" + raw + "'";
+        }
+        return "'" + raw.substring(0, MAX_ECHOED_CHARS) + "...' (" + raw.length() + " characters, truncated to "
+                + MAX_ECHOED_CHARS + ")";
+    }
+
     static int intParam(Map<String, String> params, String name) {
         String raw = params.get(name);
         if (raw == null) {
@@ -268,7 +286,7 @@ final class HttpApi {
             }
             return v;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("parameter '" + name + "' must be an integer: '" + raw + "'");
+            throw new IllegalArgumentException("parameter '" + name + "' must be an integer: " + quote(raw));
         }
     }
 
@@ -281,7 +299,7 @@ final class HttpApi {
         try {
             v = Long.parseLong(raw.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("parameter '" + name + "' must be an integer: '" + raw + "'");
+            throw new IllegalArgumentException("parameter '" + name + "' must be an integer: " + quote(raw));
         }
         if (v < min || v > max) {
             throw new IllegalArgumentException("parameter '" + name + "' must be between " + min + " and " + max
@@ -295,14 +313,14 @@ final class HttpApi {
             case "all", "-1" -> -1;
             case "0" -> 0;
             case "1" -> 1;
-            default -> throw new IllegalArgumentException("parameter 'acks' must be all, -1, 0 or 1: '" + raw + "'");
+            default -> throw new IllegalArgumentException("parameter 'acks' must be all, -1, 0 or 1: " + quote(raw));
         };
     }
 
     // ---- responses ----
 
     static void notFound(HttpExchange exchange) throws IOException {
-        respond(exchange, 404, "application/json", error("NOT_FOUND", exchange.getRequestURI().getPath()));
+        respond(exchange, 404, "application/json", error("NOT_FOUND", quote(exchange.getRequestURI().getPath())));
     }
 
     static String error(String code, String message) {

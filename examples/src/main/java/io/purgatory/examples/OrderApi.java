@@ -14,10 +14,11 @@ import java.util.regex.Pattern;
 /**
  * The demo's order-payment long poll, on {@link OrderPayments}. {@code GET /orders/{id}/wait?timeoutMs=}
  * answers 200 with the payment as JSON when it arrives, or arrived up to the early-payment window
- * before, and 204 when its timeout passes first. {@code POST /orders/{id}/paid} (optional
- * {@code amountCents}, in the query or a form body) hands the payment over. A wait holds no thread:
- * the exchange is answered from its future's completion. The JDK's HttpServer does not report a
- * client that disconnects, so its wait stays until its timeout (at most {@link #MAX_TIMEOUT_MS}).
+ * before, 204 when its timeout passes first, and 503 when the demo stops meanwhile.
+ * {@code POST /orders/{id}/paid} ({@code amountCents}, in the query or a form body) hands the
+ * payment over. A wait holds no thread: the exchange is answered from its future's completion.
+ * The JDK's HttpServer does not report a client that disconnects, so its wait stays until its
+ * timeout (at most {@link #MAX_TIMEOUT_MS}).
  */
 final class OrderApi {
 
@@ -64,7 +65,11 @@ final class OrderApi {
     }
 
     private void paid(HttpExchange exchange, String orderId) throws IOException {
-        long amountCents = HttpApi.longParam(HttpApi.params(exchange), "amountCents", 0, 0, Long.MAX_VALUE);
+        Map<String, String> params = HttpApi.params(exchange);
+        if (!params.containsKey("amountCents")) {
+            throw new IllegalArgumentException("parameter 'amountCents' is required (the amount paid, in cents)");
+        }
+        long amountCents = HttpApi.longParam(params, "amountCents", 0, 0, Long.MAX_VALUE);
         int answered = payments.onPayment(new Payment(orderId, amountCents, Instant.now()));
         HttpApi.respondQuietly(exchange, 200, new Json().beginObject().field("orderId", orderId)
                 .field("answeredWaits", answered).endObject().toString());
@@ -72,7 +77,7 @@ final class OrderApi {
 
     private static String orderId(String raw) {
         if (!ORDER_ID.matcher(raw).matches()) {
-            throw new IllegalArgumentException("order id must be 1 to 64 of A-Z a-z 0-9 . _ -: '" + raw + "'");
+            throw new IllegalArgumentException("order id must be 1 to 64 of A-Z a-z 0-9 . _ -: " + HttpApi.quote(raw));
         }
         return raw;
     }

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -28,9 +29,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * One instance of the payment service of {@link TwoInstanceDemo}: its own keyed waits, fed by its
  * own {@link KafkaFeed} of the topic, and an HTTP server on 127.0.0.1.
  * {@code GET /orders/{id}/wait?timeoutMs=} long-polls this instance's waits (200 with the
- * payment, 204 at the timeout); {@code POST /orders/{id}/paid?amountCents=} publishes the payment
- * to the topic (202) and completes nothing here: every instance's feed hands it to its own waits,
- * this one's included. {@code GET /feed} shows the feed's numbers.
+ * payment, 204 at the timeout, 503 when the instance stops);
+ * {@code POST /orders/{id}/paid?amountCents=} publishes the payment to the topic (202) and
+ * completes nothing here: every instance's feed hands it to its own waits, this one's included.
+ * {@code GET /feed} shows the feed's numbers and the waits pending here.
  */
 final class PaymentInstance implements AutoCloseable {
 
@@ -43,6 +45,7 @@ final class PaymentInstance implements AutoCloseable {
     private final KafkaFeed<String, String> feed;
     private final KafkaProducer<String, String> producer;
     private final HttpServer server;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Starts an instance named after its port ({@code instance-8081}), so instances of several processes differ. */
     PaymentInstance(String bootstrapServers, String topic, int port) throws IOException {
@@ -60,7 +63,7 @@ final class PaymentInstance implements AutoCloseable {
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
         server.createContext("/orders/", this::orders);
-        server.createContext("/feed", exchange -> reply(exchange, 200, json(feed.stats())));
+        server.createContext("/feed", exchange -> reply(exchange, 200, json(feed.stats(), payments.pending())));
         server.start();
     }
 
@@ -77,6 +80,8 @@ final class PaymentInstance implements AutoCloseable {
             route(exchange);
         } catch (NumberFormatException e) {
             reply(exchange, 400, "{\"error\":\"timeoutMs and amountCents are whole numbers\"}");
+        } catch (IllegalStateException closed) { // the waits or the producer, closed: the instance is stopping
+            reply(exchange, 503, "{\"error\":\"" + name + " is stopping\"}");
         }
     }
 
@@ -98,8 +103,12 @@ final class PaymentInstance implements AutoCloseable {
                 }
             });
         } else if (path.group(2).equals("paid") && exchange.getRequestMethod().equals("POST")) {
+            if (!query.containsKey("amountCents")) {
+                reply(exchange, 400, "{\"error\":\"parameter 'amountCents' is required (the amount paid, in cents)\"}");
+                return;
+            }
             String payment = "{\"orderId\":\"" + path.group(1) + "\",\"amountCents\":"
-                    + Long.parseLong(query.getOrDefault("amountCents", "0")) + ",\"paidAt\":\"" + Instant.now()
+                    + Long.parseLong(query.get("amountCents")) + ",\"paidAt\":\"" + Instant.now()
                     + "\",\"receivedBy\":\"" + name + "\"}";
             producer.send(new ProducerRecord<>(topic, path.group(1), payment), (sent, error) -> reply(exchange,
                     error == null ? 202 : 503, error == null
@@ -126,8 +135,9 @@ final class PaymentInstance implements AutoCloseable {
         return params;
     }
 
-    private static String json(FeedStats s) {
-        return "{\"eventsRead\":" + s.eventsRead() + ",\"eventsCompleted\":" + s.eventsCompleted()
+    private static String json(FeedStats s, int pendingWaits) {
+        return "{\"pendingWaits\":" + pendingWaits + ",\"eventsRead\":" + s.eventsRead()
+                + ",\"eventsCompleted\":" + s.eventsCompleted()
                 + ",\"eventsNoWaiter\":" + s.eventsNoWaiter() + ",\"mappingErrors\":" + s.mappingErrors()
                 + ",\"lag\":" + s.lag() + ",\"lagging\":" + s.lagging() + ",\"partitions\":" + s.partitions() + "}";
     }
@@ -143,11 +153,18 @@ final class PaymentInstance implements AutoCloseable {
         }
     }
 
-    /** Stops the feed, then the waits (their long polls are answered 503), then the server and the producer. */
+    /**
+     * Stops the feed and closes the waits (each long poll is answered 503 on this thread), closes the
+     * producer (a payment being published gets its 202 or 503), and only then stops the server, which
+     * gives the answers still being written {@link DemoServer#STOP_DELAY_SECONDS}. Idempotent.
+     */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         feed.close();
-        server.stop(1);
         producer.close(Duration.ofSeconds(5));
+        server.stop(DemoServer.STOP_DELAY_SECONDS);
     }
 }

@@ -22,14 +22,28 @@ public final class PlainJdkLongPollServer {
     private static final long RETAIN_NANOS = TimeUnit.SECONDS.toNanos(30);
     private final Map<String, Set<CompletableFuture<String>>> waits = new ConcurrentHashMap<>();
     private final Map<String, Paid> recent = new ConcurrentHashMap<>(); // not bounded in size
+    private volatile boolean stopping;
 
     private record Paid(String payment, long atNanos) {
     }
 
     public static void main(String[] args) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 8080), 0);
-        new PlainJdkLongPollServer().serve(server);
+        PlainJdkLongPollServer orders = new PlainJdkLongPollServer();
+        orders.serve(server);
         server.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> orders.stop(server))); // SIGTERM, Ctrl-C
+    }
+
+    /** As {@link LongPollServer#stop}: first every pending wait gets its 503, then the server stops. */
+    public void stop(HttpServer server) {
+        stopping = true;
+        waits.values().forEach(set -> set.forEach(wait -> wait.completeExceptionally(new IllegalStateException())));
+        server.stop(1);
+    }
+
+    int pendingWaits() { // for the tests
+        return waits.values().stream().mapToInt(Set::size).sum();
     }
 
     @SuppressWarnings("FutureReturnValueIgnored") // the callback is the answer
@@ -43,7 +57,8 @@ public final class PlainJdkLongPollServer {
                 reply(exchange, 200, "answered waits: " + complete(path.group(1), payment));
             } else {
                 await(path.group(1)) // holds no thread
-                        .whenComplete((payment, timeout) -> reply(exchange, payment == null ? 204 : 200, payment));
+                        .whenComplete((payment, error) -> reply(exchange, error != null ? 503
+                                : payment == null ? 204 : 200, payment));
             }
         });
     }
@@ -60,6 +75,9 @@ public final class PlainJdkLongPollServer {
         if (early != null && System.nanoTime() - early.atNanos() < RETAIN_NANOS) {
             wait.complete(early.payment());
         }
+        if (stopping) { // read after the add too, for a stop racing with it
+            wait.completeExceptionally(new IllegalStateException());
+        }
         return wait.completeOnTimeout(null, 20, TimeUnit.SECONDS).whenComplete((payment, error) ->
                 waits.computeIfPresent(orderId, (id, set) -> set.remove(wait) && set.isEmpty() ? null : set));
     }
@@ -74,7 +92,7 @@ public final class PlainJdkLongPollServer {
 
     private static void reply(HttpExchange exchange, int status, String body) {
         try (OutputStream out = exchange.getResponseBody()) {
-            byte[] bytes = status == 204 ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+            byte[] bytes = status == 200 ? body.getBytes(StandardCharsets.UTF_8) : new byte[0];
             exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
             out.write(bytes);
         } catch (IOException clientGone) {

@@ -2,6 +2,7 @@ package io.purgatory.examples;
 
 import io.purgatory.testbroker.KafkaBroker;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -20,14 +21,17 @@ public final class TwoInstanceDemo implements AutoCloseable {
     static final String TOPIC = "payments";
     static final String USAGE = """
             Usage: TwoInstanceDemo [options]
-              --instances N    instances of the payment service (default 2)
+              --instances N    instances of the payment service (default 2, at most 100)
               --port P         port of the first instance on 127.0.0.1; the others follow (default 8081; 0 = any)
               --duration S     how long to run, seconds (default 120; 0 = until stopped)
               --bootstrap B    use the broker at B (host:port) instead of starting one
             """;
 
+    private static final List<String> OPTIONS = List.of("--instances", "--port", "--duration", "--bootstrap");
+
     private final KafkaBroker broker;
     private final List<PaymentInstance> instances = new ArrayList<>();
+    private final CountDownLatch finished = new CountDownLatch(1);
 
     private TwoInstanceDemo(int count, int firstPort, String bootstrap) throws IOException {
         this.broker = bootstrap == null ? KafkaBroker.builder().start() : null;
@@ -58,34 +62,74 @@ public final class TwoInstanceDemo implements AutoCloseable {
         return broker.bootstrapServers();
     }
 
-    public static void main(String[] args) throws IOException, InterruptedException {
-        int count = 2;
-        int port = 8081;
-        int duration = 120;
-        String bootstrap = null;
-        for (int i = 0; i < args.length; i += 2) {
-            if (args[i].equals("--help") || i + 1 >= args.length) {
-                System.out.print(USAGE);
-                return;
-            }
-            switch (args[i]) {
-                case "--instances" -> count = Integer.parseInt(args[i + 1]);
-                case "--port" -> port = Integer.parseInt(args[i + 1]);
-                case "--duration" -> duration = Integer.parseInt(args[i + 1]);
-                case "--bootstrap" -> bootstrap = args[i + 1];
-                default -> throw new IllegalArgumentException("unknown option: " + args[i] + "\n" + USAGE);
-            }
+    /** Runs the demo; exits with status 2 on bad options, 1 if an instance cannot listen on its port. */
+    public static void main(String[] args) throws InterruptedException {
+        int status = launch(System.out, System.err, args);
+        if (status != 0) {
+            System.exit(status);
         }
-        try (TwoInstanceDemo demo = start(count, port, bootstrap)) {
-            System.out.println(demo.banner(duration));
-            CountDownLatch never = new CountDownLatch(1);
-            if (duration == 0) {
-                never.await();
-            } else {
-                never.await(duration, TimeUnit.SECONDS);
-            }
+    }
+
+    /**
+     * Parses {@code args} and runs the demo for its duration, or until the JVM is asked to stop
+     * (SIGTERM, Ctrl-C): either way it closes the instances, so each waiting long poll gets its
+     * answer, then the broker. Returns the exit status: 0, 2 for bad options (usage on {@code err}),
+     * 1 if a port is taken.
+     */
+    static int launch(PrintStream out, PrintStream err, String... args) throws InterruptedException {
+        int count;
+        int port;
+        int duration;
+        String bootstrap;
+        CommandLine options;
+        try {
+            options = CommandLine.parse(args, OPTIONS);
+            count = options.intValue("--instances", 2, 1, 100);
+            port = options.intValue("--port", 8081, 0, 65535 - count + 1);
+            duration = options.intValue("--duration", 120, 0, Integer.MAX_VALUE);
+            bootstrap = options.value("--bootstrap", null);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.print(USAGE);
+            return 2;
         }
-        System.out.println("stopped: the feeds, then the waits, then the broker");
+        if (options.help()) {
+            out.print(USAGE);
+            return 0;
+        }
+        TwoInstanceDemo demo;
+        try {
+            demo = start(count, port, bootstrap);
+        } catch (IOException e) {
+            err.println("cannot start the demo (instances from port " + port + "): " + e);
+            return 1;
+        }
+        Thread onStop = new Thread(() -> demo.finish(out), "two-instance-demo-shutdown");
+        Runtime.getRuntime().addShutdownHook(onStop);
+        out.println(demo.banner(duration));
+        if (duration == 0) {
+            demo.finished.await();
+        } else {
+            demo.finished.await(duration, TimeUnit.SECONDS);
+        }
+        demo.finish(out);
+        try {
+            Runtime.getRuntime().removeShutdownHook(onStop);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook has run or is running: finish() has printed once
+        }
+        return 0;
+    }
+
+    /** Ends the demo once, whoever calls first (the end of its duration, or the shutdown hook). */
+    synchronized void finish(PrintStream out) {
+        if (finished.getCount() == 0) {
+            return;
+        }
+        close();
+        out.println("stopped: the feeds and the waits (every long poll answered), then the servers and the broker");
+        out.flush();
+        finished.countDown();
     }
 
     private String banner(int duration) {
@@ -106,7 +150,7 @@ public final class TwoInstanceDemo implements AutoCloseable {
         return text.toString();
     }
 
-    /** Stops every instance (feed, then waits), then the broker if this demo started it. */
+    /** Stops every instance (feed, waits, then server), then the broker if this demo started it. Idempotent. */
     @Override
     public void close() {
         for (PaymentInstance instance : instances) {

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * demo: on load it draws the history the demo kept, fills its tables, and its layout holds at
  * 1280, 1400 and 1920 px (no element outside its card, no row of cards mostly empty), checked by
  * layout-check.html, a test page served by the demo's own server that loads the dashboard in a
- * frame of each width and posts what it found back to the server. The test waits for that post in
+ * frame of each width and posts what it found back to the server, with the y axes the dashboard
+ * makes for a range of maxima (every tick labelled with its true value). The test waits for that post in
  * real time (up to 90 s, so a loaded CI machine only makes it slower), not for a budget of Chromium's
  * virtual time, which ran out before the charts were drawn on a loaded machine. Saves
  * target/dashboard-1280.png and target/dashboard-1920.png to look at.
@@ -40,7 +41,7 @@ class DashboardBrowserTest {
 
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Pattern WIDTH_LINE = Pattern.compile(
-            "width=(\\d+) history=(\\d+) pending=(\\d+) produceLinePixels=(\\d+) problems=(.*)");
+            "width=(\\d+) history=(\\d+) pending=(\\d+) produceLinePixels=(\\d+) ticks=(\\S+) problems=(.*)");
 
     @Test
     void dashboard_onLoad_drawsTheKeptHistory_andItsLayoutHoldsAtCommonWidths() throws Exception {
@@ -87,7 +88,8 @@ class DashboardBrowserTest {
             while (line.find()) {
                 String width = line.group(1);
                 widths.add(width);
-                assertThat(line.group(5)).as("layout problems at %s px", width).isEqualTo("none");
+                assertThat(line.group(6)).as("layout problems at %s px", width).isEqualTo("none");
+                assertThat(line.group(5)).as("axis ticks whose label is not their value").isEqualTo("none");
                 assertThat(Integer.parseInt(line.group(2))).as("seconds of history drawn at %s px", width)
                         .isGreaterThanOrEqualTo(keptBeforeLoad);
                 assertThat(Integer.parseInt(line.group(3))).as("pending produce at %s px", width).isPositive();

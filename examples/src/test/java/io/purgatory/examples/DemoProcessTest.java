@@ -6,17 +6,25 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
  * The demo's main in a child JVM, as a user runs it: its exit status on bad options, and what a
- * SIGTERM does ({@link ProcessHandle#destroy()} sends SIGTERM on Linux and macOS).
+ * SIGTERM does ({@link ProcessHandle#destroy()} sends SIGTERM on Linux and macOS), to the demo and
+ * to the clients whose requests wait in its purgatories.
  */
 class DemoProcessTest {
 
@@ -28,7 +36,7 @@ class DemoProcessTest {
 
         assertThat(demo.waitFor(60, TimeUnit.SECONDS)).as("exited").isTrue();
         assertThat(demo.exitValue()).isEqualTo(2);
-        assertThat(err.get(10, TimeUnit.SECONDS)).contains("unknown option: --bogus", "Usage: DemoServer");
+        assertThat(err.get(10, TimeUnit.SECONDS)).contains("unknown option --bogus", "Usage: DemoServer");
         assertThat(out.get(10, TimeUnit.SECONDS)).isEmpty();
     }
 
@@ -62,6 +70,55 @@ class DemoProcessTest {
         assertThat(output).containsOnlyOnce("purgatory  completed");
         assertThat(lines.get(lines.size() - 1)).as("the last line").startsWith("closed: ");
         assertThat(demo.exitValue()).as("128 + SIGTERM").isEqualTo(143);
+    }
+
+    @Test
+    void main_sigtermWhileLongPollsWait_answersEachWithAnHttpStatusBeforeExiting() throws Exception {
+        // no load: the test's requests are the only ones pending, so the stats show when they wait
+        Process demo = start("--duration", "0", "--port", "0", "--producers", "0", "--consumers", "0",
+                "--order-rate", "0", "--stall-every-s", "0");
+        CompletableFuture<String> err = readAll(demo.getErrorStream());
+        CompletableFuture.delayedExecutor(90, TimeUnit.SECONDS).execute(demo::destroyForcibly);
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(demo.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String banner = out.readLine();
+            Matcher port = Pattern.compile("dashboard http://127\\.0\\.0\\.1:(\\d+)/").matcher(String.valueOf(banner));
+            if (!port.find()) {
+                demo.destroyForcibly();
+                throw new AssertionError("no banner but " + banner + "; stderr:\n" + err.join());
+            }
+            String base = "http://127.0.0.1:" + port.group(1);
+            HttpClient client = HttpClient.newHttpClient();
+            CompletableFuture<HttpResponse<String>> order =
+                    send(client, base + "/orders/order-42/wait?timeoutMs=60000");
+            CompletableFuture<HttpResponse<String>> fetch =
+                    send(client, base + "/fetch?partition=0&offset=0&minBytes=1&maxWaitMs=60000");
+            Eventually.await("the long poll and the fetch are pending", () -> {
+                String stats = send(client, base + "/api/stats").join().body();
+                return stats.contains("\"name\":\"orders\",\"pending\":1,")
+                        && stats.contains("\"name\":\"fetch\",\"pending\":1,");
+            });
+
+            demo.toHandle().destroy(); // SIGTERM
+
+            HttpResponse<String> orderAnswer = order.get(60, TimeUnit.SECONDS);
+            assertThat(orderAnswer.statusCode()).isEqualTo(503);
+            assertThat(orderAnswer.body()).contains("SHUTTING_DOWN");
+            HttpResponse<String> fetchAnswer = fetch.get(60, TimeUnit.SECONDS);
+            assertThat(fetchAnswer.statusCode()).as("the fetch, expired at the close").isEqualTo(200);
+            assertThat(fetchAnswer.body()).contains("\"records\":[]");
+            List<String> rest = out.lines().toList();
+            assertThat(rest).anyMatch(line -> line.matches("closed: 2 operations still pending were expired.*"));
+        } finally {
+            if (!demo.waitFor(60, TimeUnit.SECONDS)) {
+                demo.destroyForcibly();
+            }
+        }
+        assertThat(demo.exitValue()).as("128 + SIGTERM; stderr:%n%s", err.get(10, TimeUnit.SECONDS)).isEqualTo(143);
+    }
+
+    private static CompletableFuture<HttpResponse<String>> send(HttpClient client, String uri) {
+        return client.sendAsync(HttpRequest.newBuilder(URI.create(uri)).build(), BodyHandlers.ofString());
     }
 
     private static Process start(String... args) throws IOException {

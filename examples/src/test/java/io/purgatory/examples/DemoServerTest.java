@@ -43,8 +43,20 @@ class DemoServerTest {
     }
 
     @Test
+    void options_unknownOption_isNamedAsUnknown_withTheKnownOnes_evenWithoutAValue() {
+        for (String[] args : new String[][] {{"--bogus"}, {"--bogus", "1"}, {"--duration", "5", "--bogus"}}) {
+            assertThatThrownBy(() -> DemoOptions.parse(args)).as(String.join(" ", args))
+                    .hasMessageStartingWith("unknown option --bogus; the options are --duration, --port,")
+                    .hasMessageContaining("--stall-s and --help")
+                    .hasMessageNotContaining("needs a value");
+        }
+        assertThatThrownBy(() -> DemoOptions.parse("--port")).hasMessage("option --port needs a value");
+    }
+
+    @Test
     void launch_badOptions_returnStatus2WithTheProblemAndTheUsageOnStderr() throws Exception {
-        for (String[] args : new String[][] {{"--bogus", "1"}, {"--rate", "0"}, {"--port", "70000"}, {"--duration"}}) {
+        for (String[] args : new String[][] {{"--bogus", "1"}, {"--bogus"}, {"--rate", "0"}, {"--port", "70000"},
+                {"--duration"}, {"--order-rate", "x"}}) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
 

@@ -38,8 +38,7 @@ class LongPollServerTest {
 
     @AfterEach
     void stop() {
-        server.stop(0);
-        payments.close();
+        LongPollServer.stop(payments, server); // main's shutdown hook: first the waits, then the server
     }
 
     @Test
@@ -71,6 +70,16 @@ class LongPollServerTest {
         timer.advanceClock(29_999);
 
         assertThat(send("GET", "/orders/42/wait", "").join().body()).isEqualTo("12.50 EUR");
+    }
+
+    @Test
+    void wait_pendingWhenTheServerStops_gets503() {
+        CompletableFuture<HttpResponse<String>> wait = send("GET", "/orders/42/wait", "");
+        Eventually.await("the wait is pending", () -> payments.pending() == 1);
+
+        LongPollServer.stop(payments, server);
+
+        assertThat(wait.join().statusCode()).isEqualTo(503);
     }
 
     private CompletableFuture<HttpResponse<String>> send(String method, String path, String body) {

@@ -125,6 +125,43 @@ class OrderApiTest {
     }
 
     @Test
+    void paid_withoutAmountCents_gets400NamingIt_andAnswersNoWait() throws Exception {
+        CompletableFuture<HttpResponse<String>> wait = get("/orders/order-6/wait?timeoutMs=60000");
+        Eventually.await("the wait is pending", () -> payments.stats().pending() == 1);
+
+        assertBadRequest(post("/orders/order-6/paid", ""), "'amountCents' is required");
+        assertBadRequest(post("/orders/order-6/paid?currency=EUR", "note=x"), "'amountCents' is required");
+
+        assertThat(wait).isNotDone();
+        assertThat(payments.stats().pending()).isEqualTo(1);
+        assertThat(payments.earlyPayments()).isZero();
+    }
+
+    @Test
+    void badValue_veryLong_isEchoedTruncated_andTheMessageSaysSo() throws Exception {
+        String id = "x".repeat(99_999) + ";";
+
+        HttpResponse<String> response = done(get("/orders/" + id + "/wait?timeoutMs=10"));
+        HttpResponse<String> amount = done(post("/orders/order-7/paid?amountCents=" + "9".repeat(100_000), ""));
+
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("order id", "'" + "x".repeat(HttpApi.MAX_ECHOED_CHARS) + "...'",
+                "(100000 characters, truncated to " + HttpApi.MAX_ECHOED_CHARS + ")").hasSizeLessThan(400);
+        assertThat(amount.statusCode()).isEqualTo(400);
+        assertThat(amount.body()).contains("amountCents", "(100000 characters, truncated").hasSizeLessThan(400);
+    }
+
+    @Test
+    void wait_afterThePaymentsClosed_gets503() throws Exception {
+        payments.close();
+
+        HttpResponse<String> answer = done(get("/orders/order-8/wait?timeoutMs=60000"));
+
+        assertThat(answer.statusCode()).isEqualTo(503);
+        assertThat(answer.body()).contains("SHUTTING_DOWN");
+    }
+
+    @Test
     void orders_wrongMethodOrPath_get405Or404() throws Exception {
         assertThat(done(post("/orders/order-5/wait?timeoutMs=10", "")).statusCode()).isEqualTo(405);
         assertThat(done(get("/orders/order-5/paid")).statusCode()).isEqualTo(405);

@@ -26,18 +26,30 @@ import org.junit.jupiter.api.Test;
 class PlainJdkLongPollServerTest {
 
     private final HttpClient client = HttpClient.newHttpClient();
+    private final PlainJdkLongPollServer orders = new PlainJdkLongPollServer();
     private HttpServer server;
 
     @BeforeEach
     void start() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        new PlainJdkLongPollServer().serve(server);
+        orders.serve(server);
         server.start();
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        orders.stop(server);
+    }
+
+    @Test
+    void wait_pendingWhenTheServerStops_gets503() {
+        CompletableFuture<HttpResponse<String>> wait = send("GET", "/orders/44/wait", "");
+        Eventually.await("the wait is pending", () -> orders.pendingWaits() == 1);
+
+        orders.stop(server); // main's shutdown hook
+
+        assertThat(wait.join().statusCode()).isEqualTo(503);
+        assertThat(orders.pendingWaits()).isZero();
     }
 
     @Test
