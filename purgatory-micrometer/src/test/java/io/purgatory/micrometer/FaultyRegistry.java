@@ -8,12 +8,13 @@ import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.distribution.pause.PauseDetector;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
  * A {@link SimpleMeterRegistry} whose functions throw what a test tells them to, for the meters of
- * one name (or for any meter), until the test clears the fault: registering a gauge, a timer or a
+ * one name (or for any meter), until the test clears the faults: registering a gauge, a timer or a
  * function counter, listing the meters (what a search reads), removing a meter.
  */
 final class FaultyRegistry extends SimpleMeterRegistry {
@@ -25,17 +26,17 @@ final class FaultyRegistry extends SimpleMeterRegistry {
     record Fault(Function function, String meterName, Supplier<? extends Throwable> thrown) {
     }
 
-    private volatile Fault fault;
+    private final List<Fault> faults = new CopyOnWriteArrayList<>();
 
     /** From now on, {@code function} throws {@code thrown} for the meters named {@code meterName} (null: any). */
     FaultyRegistry failing(Function function, String meterName, Supplier<? extends Throwable> thrown) {
-        this.fault = new Fault(function, meterName, thrown);
+        faults.add(new Fault(function, meterName, thrown));
         return this;
     }
 
     /** No function throws any more. */
     void heal() {
-        this.fault = null;
+        faults.clear();
     }
 
     @Override
@@ -69,9 +70,10 @@ final class FaultyRegistry extends SimpleMeterRegistry {
     }
 
     private void hit(Function function, String meterName) {
-        Fault f = fault;
-        if (f != null && f.function() == function && (f.meterName() == null || f.meterName().equals(meterName))) {
-            throwUnchecked(f.thrown().get());
+        for (Fault f : faults) {
+            if (f.function() == function && (f.meterName() == null || f.meterName().equals(meterName))) {
+                throwUnchecked(f.thrown().get());
+            }
         }
     }
 
