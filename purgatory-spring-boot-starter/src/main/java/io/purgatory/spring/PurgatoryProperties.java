@@ -11,7 +11,7 @@ import org.springframework.boot.convert.DurationUnit;
  * The {@code purgatory.*} properties. They configure what the starter builds: the shared
  * {@code PurgatoryRuntime} ({@code purgatory.runtime.*}), the builders a {@link PurgatoryFactory}
  * hands out ({@code shards}, {@code max-pending}, {@code close-policy}), the Micrometer binding of
- * every purgatory and keyed-waits bean not bound yet ({@code purgatory.metrics.*}) and the health
+ * every purgatory bean not bound yet ({@code purgatory.metrics.*}) and the health
  * contributor ({@code purgatory.health.*}). A purgatory you build yourself with
  * {@code KeyedWaits.builder(...)} or {@code DelayedOperationPurgatory.builder(...)} keeps its own
  * settings; only the metrics binding reaches it, when it is a bean.
@@ -132,7 +132,7 @@ public class PurgatoryProperties {
     public static class Metrics {
 
         /**
-         * Whether every purgatory and keyed-waits bean not yet bound is bound to the context's
+         * Whether every purgatory bean (keyed waits included) not yet bound is bound to the context's
          * MeterRegistry (the purgatory.* meters), and the factory's builders too.
          */
         private boolean enabled = true;

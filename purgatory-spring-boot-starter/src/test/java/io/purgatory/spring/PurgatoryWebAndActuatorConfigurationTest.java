@@ -2,8 +2,11 @@ package io.purgatory.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.DelayedFuturePurgatory;
+import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.KeyedWaits;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
@@ -11,6 +14,9 @@ import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAu
 import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.health.HealthContributorRegistry;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.NamedContributor;
+import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -78,6 +84,30 @@ class PurgatoryWebAndActuatorConfigurationTest {
                     assertThat(endpoint.purgatory("payment-waits")).isEqualTo(view);
                     assertThat(endpoint.purgatory("payments")).isNull();
                     assertThat(endpoint.purgatories().runtimes()).containsOnlyKeys("purgatoryRuntime");
+                });
+    }
+
+    @Test
+    void endpointAndHealth_everyKindOfPurgatoryBean_isListedAndCheckedByItsClassAsType() {
+        new ApplicationContextRunner().withConfiguration(STARTER).withConfiguration(ACTUATOR)
+                .withPropertyValues("management.endpoints.web.exposure.include=purgatories")
+                .withBean("waits", KeyedWaits.class, () -> KeyedWaits.builder("a-waits").build())
+                .withBean("operations", DelayedOperationPurgatory.class,
+                        () -> DelayedOperationPurgatory.builder("b-operations").build())
+                .withBean("futures", DelayedFuturePurgatory.class,
+                        () -> new DelayedFuturePurgatory(DelayedOperationPurgatory.builder("c-futures")))
+                .run(context -> {
+                    Map<String, PurgatoriesEndpoint.PurgatoryView> listed = context.getBean(PurgatoriesEndpoint.class)
+                            .purgatories().purgatories();
+                    assertThat(listed).containsOnlyKeys("a-waits", "b-operations", "c-futures");
+                    assertThat(listed.values()).extracting(PurgatoriesEndpoint.PurgatoryView::type)
+                            .containsExactly("keyed-waits", "delayed-operation-purgatory", "delayed-future-purgatory");
+                    PurgatoriesHealthContributor health = context.getBean(PurgatoriesHealthContributor.class);
+                    assertThat(health).extracting(NamedContributor::getName)
+                            .containsExactly("a-waits", "b-operations", "c-futures");
+                    context.getBean(DelayedFuturePurgatory.class).close();
+                    assertThat(((HealthIndicator) health.getContributor("c-futures")).health().getStatus())
+                            .isEqualTo(Status.OUT_OF_SERVICE);
                 });
     }
 
