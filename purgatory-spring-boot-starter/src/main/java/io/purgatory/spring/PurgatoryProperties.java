@@ -1,6 +1,8 @@
 package io.purgatory.spring;
 
 import io.purgatory.ClosePolicy;
+import io.purgatory.PurgatoryBuilder;
+import io.purgatory.timer.TimerGeometry;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -14,7 +16,9 @@ import org.springframework.boot.convert.DurationUnit;
  * every purgatory bean not bound yet ({@code purgatory.metrics.*}) and the health
  * contributor ({@code purgatory.health.*}). A purgatory you build yourself with
  * {@code KeyedWaits.builder(...)} or {@code DelayedOperationPurgatory.builder(...)} keeps its own
- * settings; only the metrics binding reaches it, when it is a bean.
+ * settings; only the metrics binding reaches it, when it is a bean. The defaults are the core's
+ * ({@code PurgatoryBuilder.DEFAULT_SHARDS}, {@code TimerGeometry.DEFAULT}); the IDE metadata
+ * repeats them from {@code additional-spring-configuration-metadata.json}, checked against them.
  */
 @ConfigurationProperties("purgatory")
 public class PurgatoryProperties {
@@ -24,7 +28,7 @@ public class PurgatoryProperties {
     private final Health health = new Health();
 
     /** Shards of the key space of each purgatory from the PurgatoryFactory: a power of two from 1 to 65536. */
-    private int shards = 512;
+    private int shards = PurgatoryBuilder.DEFAULT_SHARDS;
 
     /**
      * Pending operations each purgatory from the PurgatoryFactory holds at most; beyond, a
@@ -92,10 +96,10 @@ public class PurgatoryProperties {
 
         /** Tick of the shared timer: the precision of every timeout on it (whole milliseconds). */
         @DurationUnit(ChronoUnit.MILLIS)
-        private Duration tick = Duration.ofMillis(1);
+        private Duration tick = Duration.ofMillis(TimerGeometry.DEFAULT.tickMs());
 
         /** Buckets per wheel of the shared timer. */
-        private int wheelSize = 20;
+        private int wheelSize = TimerGeometry.DEFAULT.wheelSize();
 
         /** Name of the shared runtime. */
         public String getName() {
