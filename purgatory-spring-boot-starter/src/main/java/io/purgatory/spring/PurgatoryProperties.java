@@ -8,6 +8,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * The {@code purgatory.*} properties. They configure what the starter builds: the shared
@@ -19,9 +21,13 @@ import org.springframework.boot.convert.DurationUnit;
  * settings; only the metrics binding reaches it, when it is a bean. The defaults are the core's
  * ({@code PurgatoryBuilder.DEFAULT_SHARDS}, {@code TimerGeometry.DEFAULT}); the IDE metadata
  * repeats them from {@code additional-spring-configuration-metadata.json}, checked against them.
+ *
+ * <p>Spring Boot validates them as it binds them (they are their own {@link Validator}: no Bean
+ * Validation provider is needed): a value out of range, such as {@code purgatory.shards=3}, fails
+ * the startup with a short report naming the property, the value and the allowed range.
  */
 @ConfigurationProperties("purgatory")
-public class PurgatoryProperties {
+public class PurgatoryProperties implements Validator {
 
     private final SharedRuntime runtime = new SharedRuntime();
     private final Metrics metrics = new Metrics();
@@ -42,6 +48,21 @@ public class PurgatoryProperties {
      * of your own operations only; keyed waits keep expire).
      */
     private ClosePolicy closePolicy = ClosePolicy.EXPIRE;
+
+    /** Whether {@link #validate} checks objects of {@code type}: these properties and their groups. */
+    @Override
+    public boolean supports(Class<?> type) {
+        return PropertyRules.supports(type);
+    }
+
+    /**
+     * Rejects each property of {@code target} (these properties, or one of their groups) out of its
+     * allowed range, under the property's name; Spring Boot calls it as it binds them.
+     */
+    @Override
+    public void validate(Object target, Errors errors) {
+        PropertyRules.check(target, errors);
+    }
 
     /** The shared runtime's settings. */
     public SharedRuntime getRuntime() {

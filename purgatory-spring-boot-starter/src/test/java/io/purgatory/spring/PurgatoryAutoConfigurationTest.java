@@ -167,10 +167,7 @@ class PurgatoryAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(PurgatoryRuntime.class).name()).isEqualTo("orders");
                 });
-        runner.withPropertyValues("purgatory.runtime.wheel-size=0")
-                .run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("wheelSize"));
-        runner.withPropertyValues("purgatory.runtime.tick=0")
-                .run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("tickMs"));
+        // Bad values fail at binding: PropertiesValidationTest.
     }
 
     @Test
@@ -187,8 +184,6 @@ class PurgatoryAutoConfigurationTest {
 
     @Test
     void shards_configureEachPurgatoryFromTheFactory() {
-        runner.withUserConfiguration(FactoryWaits.class).withPropertyValues("purgatory.shards=3")
-                .run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("3"));
         runner.withUserConfiguration(FactoryWaits.class).withPropertyValues("purgatory.shards=1")
                 .run(context -> assertThat(context).hasNotFailed());
     }
