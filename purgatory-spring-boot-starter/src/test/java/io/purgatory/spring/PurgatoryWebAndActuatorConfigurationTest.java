@@ -8,16 +8,20 @@ import io.purgatory.KeyedWaits;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityHealthContributorAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityProbesAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.health.HealthContributorRegistry;
+import org.springframework.boot.actuate.health.HealthEndpointGroups;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.NamedContributor;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
@@ -32,6 +36,9 @@ class PurgatoryWebAndActuatorConfigurationTest {
     private static final AutoConfigurations ACTUATOR = AutoConfigurations.of(EndpointAutoConfiguration.class,
             WebEndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class,
             HealthEndpointAutoConfiguration.class);
+    private static final AutoConfigurations PROBES = AutoConfigurations.of(
+            ApplicationAvailabilityAutoConfiguration.class, AvailabilityHealthContributorAutoConfiguration.class,
+            AvailabilityProbesAutoConfiguration.class);
 
     @Test
     void servletApplication_answersAndCancelsWaits() {
@@ -120,6 +127,38 @@ class PurgatoryWebAndActuatorConfigurationTest {
                 .getContributor("purgatories")).isInstanceOf(PurgatoriesHealthContributor.class));
         runner.withPropertyValues("management.health.purgatories.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(PurgatoriesHealthContributor.class));
+    }
+
+    @Test
+    void readiness_withProbes_hasThePurgatoriesAndLivenessHasNot() {
+        ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(STARTER)
+                .withConfiguration(ACTUATOR).withConfiguration(PROBES)
+                .withBean("payments", KeyedWaits.class, () -> KeyedWaits.builder("payments").build());
+        runner.withPropertyValues("management.endpoint.health.probes.enabled=true").run(context -> {
+            HealthEndpointGroups groups = context.getBean(HealthEndpointGroups.class);
+            assertThat(groups.get("readiness").isMember("purgatories")).isTrue();
+            assertThat(groups.get("readiness").isMember("purgatories/payments")).isTrue();
+            assertThat(groups.get("readiness").isMember("readinessState")).isTrue();
+            assertThat(groups.get("readiness").isMember("livenessState")).isFalse();
+            assertThat(groups.get("liveness").isMember("purgatories/payments")).isFalse();
+            assertThat(groups.getPrimary().isMember("purgatories")).isTrue();
+        });
+        runner.withPropertyValues("management.endpoint.health.probes.enabled=true",
+                        "management.endpoint.health.group.readiness.exclude=purgatories")
+                .run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness")
+                        .isMember("purgatories/payments")).isFalse());
+        runner.withPropertyValues("management.endpoint.health.probes.enabled=true",
+                        "management.endpoint.health.group.readiness.exclude=purgatories/payments")
+                .run(context -> {
+                    HealthEndpointGroups groups = context.getBean(HealthEndpointGroups.class);
+                    assertThat(groups.get("readiness").isMember("purgatories/payments")).isFalse();
+                    assertThat(groups.get("readiness").isMember("purgatories/orders")).isTrue();
+                });
+        runner.withPropertyValues("management.endpoint.health.group.readiness.include=ping")
+                .run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness")
+                        .isMember("purgatories/payments")).as("a readiness group of the application's").isTrue());
+        runner.run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness"))
+                .as("no probes, no readiness group").isNull());
     }
 
     @Test
