@@ -115,7 +115,7 @@ class MicrometerMetricsTest {
     void withBuckets_givenUnsorted_sortsThem_andNoneMeansNoHistogram() {
         MicrometerMetrics custom = MicrometerMetrics.of(registry).withBuckets(Duration.ofSeconds(2),
                 Duration.ofMillis(200));
-        SimpleMeterRegistry another = new SimpleMeterRegistry(); // one registry, one histogram setting (M2)
+        SimpleMeterRegistry another = new SimpleMeterRegistry(); // one registry holds one histogram setting
         try (DelayedOperationPurgatory<Op> p = DelayedOperationPurgatory.<Op>builder("custom").timer(timer)
                 .reaperEnabled(false).metrics(custom).build();
              DelayedOperationPurgatory<Op> plain = DelayedOperationPurgatory.<Op>builder("plain").timer(timer)
