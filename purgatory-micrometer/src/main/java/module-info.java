@@ -8,6 +8,7 @@ module io.purgatory.micrometer {
     // micrometer-core has no module descriptor: "micrometer.core" is the Automatic-Module-Name
     // in its manifest.
     requires transitive micrometer.core;
+    requires org.slf4j;
 
     exports io.purgatory.micrometer;
 }

@@ -31,8 +31,11 @@ import java.util.Objects;
  * </ul>
  * Both timers publish histogram buckets (by default {@link #DEFAULT_BUCKETS}), so a plain
  * Prometheus registry serves {@code _bucket} series and {@code histogram_quantile} works with no
- * {@code MeterFilter}. The meters leave the registry when the purgatory closes. Immutable and
- * thread-safe: one instance can bind any number of purgatories, each of its own name.
+ * {@code MeterFilter}. In one registry, the purgatories' timers all publish a histogram or none
+ * does (bucket sets may differ): Prometheus cannot scrape one metric as both a histogram and a
+ * summary, so a binding of the other kind is refused. The meters leave the registry when the
+ * purgatory closes; a meter the registry fails to remove is logged and the others still leave.
+ * Immutable and thread-safe: one instance can bind any number of purgatories, each of its own name.
  */
 public final class MicrometerMetrics implements MetricsRecorderFactory {
 
@@ -101,11 +104,14 @@ public final class MicrometerMetrics implements MetricsRecorderFactory {
     }
 
     /**
-     * Registers the meters of the purgatory {@code source} reads; called by the purgatory when it
-     * is built or bound.
+     * Registers the meters of the purgatory {@code source} reads, all or none; called by the
+     * purgatory when it is built or bound.
      *
-     * @throws IllegalStateException if the registry already holds the meters of a purgatory of the
-     *         same name
+     * @throws IllegalStateException if the registry already holds meters of a purgatory of the
+     *         same name (bound, or left by a close that could not remove them), if it holds timers
+     *         of another purgatory with the other histogram setting (buckets, or none), or if it
+     *         throws anything while the meters are registered (its exception is the cause, and the
+     *         message names the meter); no meter of this purgatory is left registered
      */
     @Override
     public MetricsRecorder create(MetricsSource source) {

@@ -115,14 +115,15 @@ class MicrometerMetricsTest {
     void withBuckets_givenUnsorted_sortsThem_andNoneMeansNoHistogram() {
         MicrometerMetrics custom = MicrometerMetrics.of(registry).withBuckets(Duration.ofSeconds(2),
                 Duration.ofMillis(200));
+        SimpleMeterRegistry another = new SimpleMeterRegistry(); // one registry holds one histogram setting
         try (DelayedOperationPurgatory<Op> p = DelayedOperationPurgatory.<Op>builder("custom").timer(timer)
                 .reaperEnabled(false).metrics(custom).build();
              DelayedOperationPurgatory<Op> plain = DelayedOperationPurgatory.<Op>builder("plain").timer(timer)
-                .reaperEnabled(false).metrics(MicrometerMetrics.of(registry).withBuckets()).build()) {
+                .reaperEnabled(false).metrics(MicrometerMetrics.of(another).withBuckets()).build()) {
             assertThat(custom.buckets()).containsExactly(Duration.ofMillis(200), Duration.ofSeconds(2));
             assertThat(registry.get("purgatory.operations").tags("purgatory", "custom", "outcome", "expired")
                     .timer().takeSnapshot().histogramCounts()).hasSize(2);
-            assertThat(registry.get("purgatory.operations").tags("purgatory", "plain", "outcome", "expired")
+            assertThat(another.get("purgatory.operations").tags("purgatory", "plain", "outcome", "expired")
                     .timer().takeSnapshot().histogramCounts()).isEmpty();
             assertThat(p.hasMetrics() && plain.hasMetrics()).isTrue();
         }

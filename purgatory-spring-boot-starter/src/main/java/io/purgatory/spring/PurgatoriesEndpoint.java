@@ -1,8 +1,10 @@
 package io.purgatory.spring;
 
+import io.purgatory.Purgatory;
 import io.purgatory.PurgatoryRuntime;
 import io.purgatory.PurgatoryStats;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -11,9 +13,10 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * The {@code purgatories} actuator endpoint: each keyed-waits and purgatory bean's counters, by
- * purgatory name ({@code /actuator/purgatories}, or one at {@code /actuator/purgatories/{name}}),
- * and the runtimes by bean name. Expose it over the web with
+ * The {@code purgatories} actuator endpoint: each purgatory bean's counters (any {@link Purgatory}:
+ * keyed waits, purgatories of operations, future purgatories) by purgatory name
+ * ({@code /actuator/purgatories}, or one at {@code /actuator/purgatories/{name}}), and the runtimes
+ * by bean name. Expose it over the web with
  * {@code management.endpoints.web.exposure.include=purgatories}. Reads O(1) counters; creates no
  * bean.
  */
@@ -31,7 +34,7 @@ public final class PurgatoriesEndpoint {
     @ReadOperation
     public Purgatories purgatories() {
         Map<String, PurgatoryView> purgatories = new LinkedHashMap<>();
-        beans.byName().forEach((name, purgatory) -> purgatories.put(name, view(purgatory)));
+        beans.byName().forEach((name, bean) -> purgatories.put(name, view(bean)));
         Map<String, RuntimeView> runtimes = new LinkedHashMap<>();
         beans.runtimes().forEach((bean, runtime) -> runtimes.put(bean, view(runtime)));
         return new Purgatories(purgatories, runtimes);
@@ -40,15 +43,26 @@ public final class PurgatoriesEndpoint {
     /** The purgatory named {@code name}, or null (404) if there is none. */
     @ReadOperation
     public PurgatoryView purgatory(@Selector String name) {
-        PurgatoryBeans.Purgatory purgatory = beans.byName().get(name);
-        return purgatory == null ? null : view(purgatory);
+        PurgatoryBeans.Named bean = beans.byName().get(name);
+        return bean == null ? null : view(bean);
     }
 
-    private static PurgatoryView view(PurgatoryBeans.Purgatory purgatory) {
+    private static PurgatoryView view(PurgatoryBeans.Named bean) {
+        Purgatory purgatory = bean.purgatory();
         PurgatoryStats s = purgatory.stats();
-        return new PurgatoryView(purgatory.bean(), purgatory.type(), purgatory.isClosed(), s.pending(), s.watched(),
+        return new PurgatoryView(bean.bean(), type(purgatory), purgatory.isClosed(), s.pending(), s.watched(),
                 s.keys(), s.completed(), s.completedAtOnce(), s.expired(), s.cancelled(), s.callbackErrors(),
                 s.rejected(), s.purges(), s.expirationsRefused());
+    }
+
+    /**
+     * The purgatory's class, by its simple name in kebab case: {@code keyed-waits},
+     * {@code delayed-operation-purgatory}, {@code delayed-future-purgatory}.
+     */
+    static String type(Purgatory purgatory) {
+        Class<?> type = purgatory.getClass();
+        String simple = type.getSimpleName().isEmpty() ? type.getName() : type.getSimpleName();
+        return simple.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
     }
 
     private static RuntimeView view(PurgatoryRuntime runtime) {
@@ -58,7 +72,7 @@ public final class PurgatoriesEndpoint {
     /**
      * The endpoint's answer.
      *
-     * @param purgatories each keyed-waits and purgatory bean, by purgatory name
+     * @param purgatories each purgatory bean, by purgatory name
      * @param runtimes    each runtime bean, by bean name
      */
     public record Purgatories(Map<String, PurgatoryView> purgatories, Map<String, RuntimeView> runtimes)
@@ -66,11 +80,12 @@ public final class PurgatoriesEndpoint {
     }
 
     /**
-     * One purgatory's counters: those of {@link PurgatoryStats}, with its bean name, its type
-     * ({@code keyed-waits} or {@code purgatory}) and whether it is closed.
+     * One purgatory's counters: those of {@link PurgatoryStats}, with its bean name, its type and
+     * whether it is closed.
      *
      * @param bean               the bean's name
-     * @param type               {@code keyed-waits} or {@code purgatory}
+     * @param type               its class's simple name in kebab case: {@code keyed-waits},
+     *                           {@code delayed-operation-purgatory} or {@code delayed-future-purgatory}
      * @param closed             whether it is closed
      * @param pending            operations (waits) pending
      * @param watched            watch entries (a pending operation counts once per key)

@@ -1,5 +1,6 @@
 package io.purgatory.spring;
 
+import io.purgatory.Purgatory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,8 +15,8 @@ import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.NamedContributor;
 
 /**
- * The {@code purgatories} health contributor: one indicator per keyed-waits and purgatory bean,
- * by purgatory name ({@code /actuator/health/purgatories/{name}}). A purgatory is
+ * The {@code purgatories} health contributor: one indicator per purgatory bean (any
+ * {@code io.purgatory.Purgatory}), by purgatory name ({@code /actuator/health/purgatories/{name}}). A purgatory is
  * {@code OUT_OF_SERVICE} for {@code purgatory.health.rejection-window} after a check saw its
  * {@code rejected} count grow (it refused submissions for {@code max-pending}: this instance is
  * full, send the work elsewhere), and while it is closed; else {@code UP}. Spring Boot answers
@@ -37,19 +38,20 @@ final class PurgatoriesHealthContributor implements CompositeHealthContributor {
 
     @Override
     public HealthContributor getContributor(String name) {
-        PurgatoryBeans.Purgatory purgatory = beans.byName().get(name);
-        return purgatory == null ? null : indicator(purgatory);
+        PurgatoryBeans.Named bean = beans.byName().get(name);
+        return bean == null ? null : indicator(bean);
     }
 
     @Override
     public Iterator<NamedContributor<HealthContributor>> iterator() {
-        return beans.byName().values().stream()
-                .map(purgatory -> NamedContributor.of(purgatory.name(), (HealthContributor) indicator(purgatory)))
+        return beans.byName().entrySet().stream()
+                .map(e -> NamedContributor.of(e.getKey(), (HealthContributor) indicator(e.getValue())))
                 .iterator();
     }
 
-    private HealthIndicator indicator(PurgatoryBeans.Purgatory purgatory) {
-        Rejections seen = rejections.computeIfAbsent(purgatory.bean(), bean -> new Rejections());
+    private HealthIndicator indicator(PurgatoryBeans.Named bean) {
+        Purgatory purgatory = bean.purgatory();
+        Rejections seen = rejections.computeIfAbsent(bean.bean(), name -> new Rejections());
         return () -> {
             var stats = purgatory.stats();
             Instant now = clock.instant();

@@ -11,7 +11,7 @@ import org.springframework.context.annotation.Bean;
 /**
  * Purgatories as beans: one shared {@link PurgatoryRuntime} (one timer, one driver thread, one
  * expiration executor) unless the application defines its own, a {@link PurgatoryFactory} of
- * builders on it, the metrics binding of every keyed-waits and purgatory bean not bound yet (when
+ * builders on it, the metrics binding of every purgatory bean not bound yet (when
  * the context has a {@link MetricsRecorderFactory}: see {@link PurgatoryMetricsAutoConfiguration}),
  * and the shutdown that settles them all ({@link PurgatoryShutdown}). Each bean backs off when the
  * application defines one of its type.
@@ -39,7 +39,7 @@ public final class PurgatoryAutoConfiguration {
         return new PurgatoryFactory(runtime, properties, metrics::getIfUnique);
     }
 
-    /** Binds the keyed-waits and purgatory beans that have no metrics yet, when the context has metrics. */
+    /** Binds the purgatory beans that have no metrics yet, when the context has metrics. */
     @Bean
     static PurgatoryMetricsBinder purgatoryMetricsBinder(ObjectProvider<MetricsRecorderFactory> metrics) {
         return new PurgatoryMetricsBinder(metrics);

@@ -1,9 +1,7 @@
 package io.purgatory.spring;
 
-import io.purgatory.DelayedOperationPurgatory;
-import io.purgatory.KeyedWaits;
+import io.purgatory.Purgatory;
 import io.purgatory.PurgatoryRuntime;
-import io.purgatory.PurgatoryStats;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,9 +9,10 @@ import java.util.Map;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
 /**
- * The purgatory, keyed-waits and runtime beans of a context that exist now: singletons already
- * created, never created here (a lookup at shutdown or from an endpoint must not build a lazy
- * bean). What the shutdown settles, the endpoint lists and the health contributor checks.
+ * The purgatory beans (every {@link Purgatory}: keyed waits, purgatories of operations, future
+ * purgatories) and runtime beans of a context that exist now: singletons already created, never
+ * created here (a lookup at shutdown or from an endpoint must not build a lazy bean). What the
+ * shutdown settles, the endpoint lists and the health contributor checks.
  */
 final class PurgatoryBeans {
 
@@ -23,28 +22,30 @@ final class PurgatoryBeans {
         this.beanFactory = beanFactory;
     }
 
-    /** The keyed waits and purgatories, keyed-waits beans first, each in bean registration order. */
-    List<Purgatory> all() {
-        List<Purgatory> all = new ArrayList<>();
-        for (Named bean : created(KeyedWaits.class, DelayedOperationPurgatory.class)) {
-            all.add(new Purgatory(bean.bean(), bean.target()));
+    /** The purgatory beans, in bean registration order. */
+    List<Named> all() {
+        List<Named> all = new ArrayList<>();
+        for (String bean : beanFactory.getBeanNamesForType(Purgatory.class, false, false)) {
+            if (beanFactory.getSingleton(bean) instanceof Purgatory purgatory) {
+                all.add(new Named(bean, purgatory));
+            }
         }
         return all;
     }
 
     /**
-     * The keyed waits and purgatories by their names, which tag their meters and key the endpoint.
+     * The purgatory beans by their purgatories' names, which tag their meters and key the endpoint.
      *
      * @throws IllegalStateException if two beans have the same purgatory name
      */
-    Map<String, Purgatory> byName() {
-        Map<String, Purgatory> byName = new LinkedHashMap<>();
-        for (Purgatory purgatory : all()) {
-            Purgatory clash = byName.putIfAbsent(purgatory.name(), purgatory);
+    Map<String, Named> byName() {
+        Map<String, Named> byName = new LinkedHashMap<>();
+        for (Named named : all()) {
+            Named clash = byName.putIfAbsent(named.purgatory().name(), named);
             if (clash != null) {
-                throw new IllegalStateException("beans '" + clash.bean() + "' and '" + purgatory.bean()
-                        + "' are both purgatories named '" + purgatory.name() + "': the name tags their meters"
-                        + " and keys the purgatories endpoint, so it must be unique");
+                throw new IllegalStateException("beans '" + clash.bean() + "' and '" + named.bean()
+                        + "' are both purgatories named '" + named.purgatory().name() + "': the name tags their"
+                        + " meters and keys the purgatories endpoint, so it must be unique");
             }
         }
         return byName;
@@ -53,59 +54,15 @@ final class PurgatoryBeans {
     /** The runtimes, by bean name. */
     Map<String, PurgatoryRuntime> runtimes() {
         Map<String, PurgatoryRuntime> byBean = new LinkedHashMap<>();
-        for (Named bean : created(PurgatoryRuntime.class)) {
-            byBean.put(bean.bean(), (PurgatoryRuntime) bean.target());
+        for (String bean : beanFactory.getBeanNamesForType(PurgatoryRuntime.class, false, false)) {
+            if (beanFactory.getSingleton(bean) instanceof PurgatoryRuntime runtime) {
+                byBean.put(bean, runtime);
+            }
         }
         return byBean;
     }
 
-    private List<Named> created(Class<?>... types) {
-        List<Named> found = new ArrayList<>();
-        for (Class<?> type : types) {
-            for (String name : beanFactory.getBeanNamesForType(type, false, false)) {
-                Object singleton = beanFactory.getSingleton(name);
-                if (type.isInstance(singleton)) {
-                    found.add(new Named(name, singleton));
-                }
-            }
-        }
-        return found;
-    }
-
-    private record Named(String bean, Object target) {
-    }
-
-    /** A keyed-waits or purgatory bean, read the same way whichever it is. */
-    record Purgatory(String bean, Object target) {
-
-        /** The purgatory's name: of its meters and threads. */
-        String name() {
-            return target instanceof KeyedWaits<?, ?> waits ? waits.name()
-                    : ((DelayedOperationPurgatory<?>) target).name();
-        }
-
-        /** "keyed-waits" or "purgatory". */
-        String type() {
-            return target instanceof KeyedWaits ? "keyed-waits" : "purgatory";
-        }
-
-        PurgatoryStats stats() {
-            return target instanceof KeyedWaits<?, ?> waits ? waits.stats()
-                    : ((DelayedOperationPurgatory<?>) target).stats();
-        }
-
-        boolean isClosed() {
-            return target instanceof KeyedWaits<?, ?> waits ? waits.isClosed()
-                    : ((DelayedOperationPurgatory<?>) target).isClosed();
-        }
-
-        /** Settles the pending operations by the close policy; idempotent. */
-        void close() {
-            if (target instanceof KeyedWaits<?, ?> waits) {
-                waits.close();
-            } else {
-                ((DelayedOperationPurgatory<?>) target).close();
-            }
-        }
+    /** A purgatory bean: its bean name and the purgatory. */
+    record Named(String bean, Purgatory purgatory) {
     }
 }

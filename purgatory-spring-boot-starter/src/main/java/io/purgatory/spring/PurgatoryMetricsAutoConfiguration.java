@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Bean;
 /**
  * The purgatory.* meters in the context's {@link MeterRegistry}: a {@link MicrometerMetrics} bean
  * (with {@code purgatory.metrics.buckets}), with which {@link PurgatoryAutoConfiguration} binds
- * every keyed-waits and purgatory bean not bound yet and the {@link PurgatoryFactory} binds what
+ * every purgatory bean not bound yet and the {@link PurgatoryFactory} binds what
  * it builds. Only with Micrometer and {@code purgatory-micrometer} on the class path, a
  * {@code MeterRegistry} bean (Spring Boot's actuator makes one) and
  * {@code purgatory.metrics.enabled} not false; never the global registry. An application's own

@@ -1,13 +1,12 @@
 package io.purgatory.spring;
 
-import io.purgatory.DelayedOperationPurgatory;
-import io.purgatory.KeyedWaits;
 import io.purgatory.MetricsRecorderFactory;
+import io.purgatory.Purgatory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
 /**
- * Binds every keyed-waits and purgatory bean that has no metrics yet with the context's
+ * Binds every purgatory bean (any {@link Purgatory}) that has no metrics yet with the context's
  * {@link MetricsRecorderFactory} (by default the purgatory.* meters in its {@code MeterRegistry}),
  * once the bean is initialized. A bean built with {@code .metrics(...)}, or by the
  * {@link PurgatoryFactory}, is bound already and left alone; a closed one cannot be bound. The
@@ -24,19 +23,10 @@ final class PurgatoryMetricsBinder implements BeanPostProcessor {
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        if (bean instanceof KeyedWaits<?, ?> waits) {
-            if (!waits.hasMetrics() && !waits.isClosed()) {
-                MetricsRecorderFactory factory = metrics.getIfUnique();
-                if (factory != null) {
-                    waits.bindMetrics(factory);
-                }
-            }
-        } else if (bean instanceof DelayedOperationPurgatory<?> purgatory) {
-            if (!purgatory.hasMetrics() && !purgatory.isClosed()) {
-                MetricsRecorderFactory factory = metrics.getIfUnique();
-                if (factory != null) {
-                    purgatory.bindMetrics(factory);
-                }
+        if (bean instanceof Purgatory purgatory && !purgatory.hasMetrics() && !purgatory.isClosed()) {
+            MetricsRecorderFactory factory = metrics.getIfUnique();
+            if (factory != null) {
+                purgatory.bindMetrics(factory);
             }
         }
         return bean;

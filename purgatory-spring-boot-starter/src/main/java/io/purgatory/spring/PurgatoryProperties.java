@@ -1,30 +1,40 @@
 package io.purgatory.spring;
 
 import io.purgatory.ClosePolicy;
+import io.purgatory.PurgatoryBuilder;
+import io.purgatory.timer.TimerGeometry;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * The {@code purgatory.*} properties. They configure what the starter builds: the shared
  * {@code PurgatoryRuntime} ({@code purgatory.runtime.*}), the builders a {@link PurgatoryFactory}
  * hands out ({@code shards}, {@code max-pending}, {@code close-policy}), the Micrometer binding of
- * every purgatory and keyed-waits bean not bound yet ({@code purgatory.metrics.*}) and the health
+ * every purgatory bean not bound yet ({@code purgatory.metrics.*}) and the health
  * contributor ({@code purgatory.health.*}). A purgatory you build yourself with
  * {@code KeyedWaits.builder(...)} or {@code DelayedOperationPurgatory.builder(...)} keeps its own
- * settings; only the metrics binding reaches it, when it is a bean.
+ * settings; only the metrics binding reaches it, when it is a bean. The defaults are the core's
+ * ({@code PurgatoryBuilder.DEFAULT_SHARDS}, {@code TimerGeometry.DEFAULT}); the IDE metadata
+ * repeats them from {@code additional-spring-configuration-metadata.json}, checked against them.
+ *
+ * <p>Spring Boot validates them as it binds them (they are their own {@link Validator}: no Bean
+ * Validation provider is needed): a value out of range, such as {@code purgatory.shards=3}, fails
+ * the startup with a short report naming the property, the value and the allowed range.
  */
 @ConfigurationProperties("purgatory")
-public class PurgatoryProperties {
+public class PurgatoryProperties implements Validator {
 
     private final SharedRuntime runtime = new SharedRuntime();
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
 
     /** Shards of the key space of each purgatory from the PurgatoryFactory: a power of two from 1 to 65536. */
-    private int shards = 512;
+    private int shards = PurgatoryBuilder.DEFAULT_SHARDS;
 
     /**
      * Pending operations each purgatory from the PurgatoryFactory holds at most; beyond, a
@@ -38,6 +48,21 @@ public class PurgatoryProperties {
      * of your own operations only; keyed waits keep expire).
      */
     private ClosePolicy closePolicy = ClosePolicy.EXPIRE;
+
+    /** Whether {@link #validate} checks objects of {@code type}: these properties and their groups. */
+    @Override
+    public boolean supports(Class<?> type) {
+        return PropertyRules.supports(type);
+    }
+
+    /**
+     * Rejects each property of {@code target} (these properties, or one of their groups) out of its
+     * allowed range, under the property's name; Spring Boot calls it as it binds them.
+     */
+    @Override
+    public void validate(Object target, Errors errors) {
+        PropertyRules.check(target, errors);
+    }
 
     /** The shared runtime's settings. */
     public SharedRuntime getRuntime() {
@@ -92,10 +117,10 @@ public class PurgatoryProperties {
 
         /** Tick of the shared timer: the precision of every timeout on it (whole milliseconds). */
         @DurationUnit(ChronoUnit.MILLIS)
-        private Duration tick = Duration.ofMillis(1);
+        private Duration tick = Duration.ofMillis(TimerGeometry.DEFAULT.tickMs());
 
         /** Buckets per wheel of the shared timer. */
-        private int wheelSize = 20;
+        private int wheelSize = TimerGeometry.DEFAULT.wheelSize();
 
         /** Name of the shared runtime. */
         public String getName() {
@@ -132,7 +157,7 @@ public class PurgatoryProperties {
     public static class Metrics {
 
         /**
-         * Whether every purgatory and keyed-waits bean not yet bound is bound to the context's
+         * Whether every purgatory bean (keyed waits included) not yet bound is bound to the context's
          * MeterRegistry (the purgatory.* meters), and the factory's builders too.
          */
         private boolean enabled = true;

@@ -12,7 +12,7 @@ import org.springframework.boot.web.context.WebServerGracefulShutdownLifecycle;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Settles every purgatory of the context when it stops: the keyed-waits and purgatory beans, then
+ * Settles every purgatory of the context when it stops: the purgatory beans (keyed waits too), then
  * the runtimes (which settle the purgatories built on them and kept outside the context), each by
  * its close policy. Every waiting caller gets its answer (a keyed wait by default as at its
  * timeout, with {@code WaitTimeoutException.closed()} true) while the context is still whole.
@@ -81,12 +81,12 @@ final class PurgatoryShutdown implements SmartLifecycle, BeanFactoryAware, BeanN
         begun = true;
         running = false;
         PurgatoryBeans beans = new PurgatoryBeans(beanFactory);
-        for (PurgatoryBeans.Purgatory purgatory : beans.all()) {
+        for (PurgatoryBeans.Named bean : beans.all()) {
             try {
-                purgatory.close();
+                bean.purgatory().close();
             } catch (RuntimeException | Error failure) {
-                LOG.error("Closing purgatory '{}' (bean '{}') failed; closing the others", purgatory.name(),
-                        purgatory.bean(), failure);
+                LOG.error("Closing purgatory '{}' (bean '{}') failed; closing the others", bean.purgatory().name(),
+                        bean.bean(), failure);
             }
         }
         for (var runtime : beans.runtimes().entrySet()) {

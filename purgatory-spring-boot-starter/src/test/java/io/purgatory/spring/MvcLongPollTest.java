@@ -41,6 +41,8 @@ class MvcLongPollTest {
         app = PaymentsApp.start(WebApplicationType.SERVLET,
                 "--spring.mvc.async.request-timeout=2s", "--purgatory.max-pending=3",
                 "--management.endpoint.health.show-details=always",
+                "--management.endpoint.health.probes.enabled=true",
+                "--management.endpoint.health.probes.add-additional-paths=true",
                 "--management.endpoints.web.exposure.include=health,metrics,prometheus,purgatories");
         payments = app.getBean("payments", KeyedWaits.class);
         http = new Http(((WebServerApplicationContext) app).getWebServer().getPort());
@@ -148,20 +150,36 @@ class MvcLongPollTest {
         assertThat(http.get("/actuator/purgatories/nothing").join().statusCode()).isEqualTo(404);
     }
 
+    /**
+     * A full purgatory takes the instance out of rotation and never restarts it: readiness (and
+     * Kubernetes' /readyz) 503, liveness 200. The root aggregates every contributor, as Spring Boot
+     * builds it, so it answers 503 too: a liveness probe must read /actuator/health/liveness.
+     */
     @Test
-    void full_answers503AndTheHealthIsOutOfService() throws IOException {
-        assertThat(http.get("/actuator/health").join().statusCode()).isEqualTo(200);
+    void full_answers503AndReadinessIsOutOfServiceWhileLivenessStaysUp() throws IOException {
+        assertThat(http.get("/actuator/health/readiness").join().statusCode()).isEqualTo(200);
         List<CompletableFuture<HttpResponse<String>>> waits = IntStream.range(0, 3)
                 .mapToObj(i -> http.get("/orders/full-" + i + "/wait")).toList();
         await().atMost(DEADLINE).until(() -> payments.pending() == 3);
 
         assertThat(http.get("/orders/one-more/wait").join().statusCode()).isEqualTo(503); // max-pending is 3
 
-        HttpResponse<String> health = http.get("/actuator/health").join();
-        assertThat(health.statusCode()).isEqualTo(503);
-        JsonNode purgatory = json(health.body()).get("components").get("purgatories").get("components").get("payments");
+        HttpResponse<String> readiness = http.get("/actuator/health/readiness").join();
+        assertThat(readiness.statusCode()).isEqualTo(503);
+        assertThat(json(readiness.body()).get("status").asText()).isEqualTo("OUT_OF_SERVICE");
+        HttpResponse<String> root = http.get("/actuator/health").join();
+        assertThat(root.statusCode()).isEqualTo(503);
+        JsonNode components = json(root.body()).get("components");
+        JsonNode purgatory = components.get("purgatories").get("components").get("payments");
         assertThat(purgatory.get("status").asText()).isEqualTo("OUT_OF_SERVICE");
         assertThat(purgatory.get("details").get("rejected").asLong()).isEqualTo(1);
+        assertThat(components.get("readinessState").get("status").asText()).as("not Boot's own readiness state")
+                .isEqualTo("UP");
+        assertThat(http.get("/readyz").join().statusCode()).isEqualTo(503);
+        HttpResponse<String> liveness = http.get("/actuator/health/liveness").join();
+        assertThat(liveness.statusCode()).isEqualTo(200);
+        assertThat(json(liveness.body()).get("status").asText()).isEqualTo("UP");
+        assertThat(http.get("/livez").join().statusCode()).isEqualTo(200);
         for (int i = 0; i < 3; i++) {
             http.post("/orders/full-" + i + "/paid", "{\"amount\":\"1 EUR\"}").join();
             assertThat(waits.get(i).join().statusCode()).isEqualTo(200);

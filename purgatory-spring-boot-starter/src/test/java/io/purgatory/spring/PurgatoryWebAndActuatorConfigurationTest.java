@@ -2,16 +2,26 @@ package io.purgatory.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.DelayedFuturePurgatory;
+import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.KeyedWaits;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityHealthContributorAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityProbesAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.health.HealthContributorRegistry;
+import org.springframework.boot.actuate.health.HealthEndpointGroups;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.NamedContributor;
+import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
@@ -26,6 +36,9 @@ class PurgatoryWebAndActuatorConfigurationTest {
     private static final AutoConfigurations ACTUATOR = AutoConfigurations.of(EndpointAutoConfiguration.class,
             WebEndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class,
             HealthEndpointAutoConfiguration.class);
+    private static final AutoConfigurations PROBES = AutoConfigurations.of(
+            ApplicationAvailabilityAutoConfiguration.class, AvailabilityHealthContributorAutoConfiguration.class,
+            AvailabilityProbesAutoConfiguration.class);
 
     @Test
     void servletApplication_answersAndCancelsWaits() {
@@ -82,6 +95,30 @@ class PurgatoryWebAndActuatorConfigurationTest {
     }
 
     @Test
+    void endpointAndHealth_everyKindOfPurgatoryBean_isListedAndCheckedByItsClassAsType() {
+        new ApplicationContextRunner().withConfiguration(STARTER).withConfiguration(ACTUATOR)
+                .withPropertyValues("management.endpoints.web.exposure.include=purgatories")
+                .withBean("waits", KeyedWaits.class, () -> KeyedWaits.builder("a-waits").build())
+                .withBean("operations", DelayedOperationPurgatory.class,
+                        () -> DelayedOperationPurgatory.builder("b-operations").build())
+                .withBean("futures", DelayedFuturePurgatory.class,
+                        () -> new DelayedFuturePurgatory(DelayedOperationPurgatory.builder("c-futures")))
+                .run(context -> {
+                    Map<String, PurgatoriesEndpoint.PurgatoryView> listed = context.getBean(PurgatoriesEndpoint.class)
+                            .purgatories().purgatories();
+                    assertThat(listed).containsOnlyKeys("a-waits", "b-operations", "c-futures");
+                    assertThat(listed.values()).extracting(PurgatoriesEndpoint.PurgatoryView::type)
+                            .containsExactly("keyed-waits", "delayed-operation-purgatory", "delayed-future-purgatory");
+                    PurgatoriesHealthContributor health = context.getBean(PurgatoriesHealthContributor.class);
+                    assertThat(health).extracting(NamedContributor::getName)
+                            .containsExactly("a-waits", "b-operations", "c-futures");
+                    context.getBean(DelayedFuturePurgatory.class).close();
+                    assertThat(((HealthIndicator) health.getContributor("c-futures")).health().getStatus())
+                            .isEqualTo(Status.OUT_OF_SERVICE);
+                });
+    }
+
+    @Test
     void health_onByDefaultUnderItsName_offByProperty() {
         ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(STARTER)
                 .withConfiguration(ACTUATOR)
@@ -90,6 +127,38 @@ class PurgatoryWebAndActuatorConfigurationTest {
                 .getContributor("purgatories")).isInstanceOf(PurgatoriesHealthContributor.class));
         runner.withPropertyValues("management.health.purgatories.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(PurgatoriesHealthContributor.class));
+    }
+
+    @Test
+    void readiness_withProbes_hasThePurgatoriesAndLivenessHasNot() {
+        ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(STARTER)
+                .withConfiguration(ACTUATOR).withConfiguration(PROBES)
+                .withBean("payments", KeyedWaits.class, () -> KeyedWaits.builder("payments").build());
+        runner.withPropertyValues("management.endpoint.health.probes.enabled=true").run(context -> {
+            HealthEndpointGroups groups = context.getBean(HealthEndpointGroups.class);
+            assertThat(groups.get("readiness").isMember("purgatories")).isTrue();
+            assertThat(groups.get("readiness").isMember("purgatories/payments")).isTrue();
+            assertThat(groups.get("readiness").isMember("readinessState")).isTrue();
+            assertThat(groups.get("readiness").isMember("livenessState")).isFalse();
+            assertThat(groups.get("liveness").isMember("purgatories/payments")).isFalse();
+            assertThat(groups.getPrimary().isMember("purgatories")).isTrue();
+        });
+        runner.withPropertyValues("management.endpoint.health.probes.enabled=true",
+                        "management.endpoint.health.group.readiness.exclude=purgatories")
+                .run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness")
+                        .isMember("purgatories/payments")).isFalse());
+        runner.withPropertyValues("management.endpoint.health.probes.enabled=true",
+                        "management.endpoint.health.group.readiness.exclude=purgatories/payments")
+                .run(context -> {
+                    HealthEndpointGroups groups = context.getBean(HealthEndpointGroups.class);
+                    assertThat(groups.get("readiness").isMember("purgatories/payments")).isFalse();
+                    assertThat(groups.get("readiness").isMember("purgatories/orders")).isTrue();
+                });
+        runner.withPropertyValues("management.endpoint.health.group.readiness.include=ping")
+                .run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness")
+                        .isMember("purgatories/payments")).as("a readiness group of the application's").isTrue());
+        runner.run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness"))
+                .as("no probes, no readiness group").isNull());
     }
 
     @Test
