@@ -14,8 +14,8 @@ import org.openjdk.jcstress.infra.results.IIIII_Result;
 /**
  * Events racing each other and the wait they answer. Two events (or an event and an error) that
  * the wait's predicate both accepts: exactly one is the answer, the one whose call counted it
- * (W1). A wait submitted while its event is handed over, with early events retained: it always
- * ends with the event's value (R2), answered by the visit, the submission's first try or its try
+ * (V1). A wait submitted while its event is handed over, with early events retained: it always
+ * ends with the  event's value (X2), answered by the visit, the submission's first try or its try
  * after the watch. Results as in {@link KeyedWaitFixture}: the racing calls', then (answer,
  * answers, counters, leftovers).
  */

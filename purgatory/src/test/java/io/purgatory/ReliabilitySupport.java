@@ -247,9 +247,17 @@ final class ReliabilitySupport {
             this(loggerClass, null);
         }
 
+        Logs(String loggerName) {
+            this((Logger) LoggerFactory.getLogger(loggerName), null);
+        }
+
         /** Also sets the logger's level (restored on close), for events below the configured one. */
         Logs(Class<?> loggerClass, Level level) {
-            this.logger = (Logger) LoggerFactory.getLogger(loggerClass);
+            this((Logger) LoggerFactory.getLogger(loggerClass), level);
+        }
+
+        private Logs(Logger logger, Level level) {
+            this.logger = logger;
             this.additive = logger.isAdditive();
             this.level = logger.getLevel();
             if (level != null) {
