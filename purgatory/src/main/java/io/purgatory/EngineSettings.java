@@ -1,7 +1,6 @@
 package io.purgatory;
 
 import io.purgatory.timer.Clock;
-import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
@@ -42,32 +41,7 @@ final class EngineSettings {
     private Clock clock;
 
     EngineSettings(String name) {
-        this.name = checkName(name);
-    }
-
-    /** The one check of a purgatory's or a runtime's name: not null, not blank. */
-    static String checkName(String name) {
-        Objects.requireNonNull(name, "name");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("name must not be blank: '" + name + "'");
-        }
-        return name;
-    }
-
-    /**
-     * Refuses a {@link ManualClock} as the clock of an own timer: the timer's thread would settle
-     * due operations some time after the test moved the clock, on that thread, so a test built
-     * that way is not deterministic. The message says what to use instead.
-     *
-     * @throws IllegalArgumentException if {@code clock} is a ManualClock
-     */
-    static void refuseManualClockForOwnTimer(Clock clock) {
-        if (clock instanceof ManualClock) {
-            throw new IllegalArgumentException("clock: a ManualClock moves only when a test moves it, and the own"
-                    + " timer's thread would then settle what is due later, on that thread. For deterministic tests"
-                    + " give timer(new ManualTimer(clock)) instead and move time with ManualTimer.advanceClock:"
-                    + " every due operation is then settled on the test's thread before it returns");
-        }
+        this.name = PurgatoryRuntime.checkName(name);
     }
 
     void timer(Timer timer) {
@@ -141,7 +115,7 @@ final class EngineSettings {
      */
     void checkConflicts() {
         if (runtime == null && timer == null && timerEnabled) {
-            refuseManualClockForOwnTimer(clock);
+            PurgatoryRuntime.refuseManualClockForOwnTimer(clock);
         }
         if (runtime != null) {
             Set<String> conflicts = new LinkedHashSet<>();

@@ -39,6 +39,9 @@ final class KeyedWait<V> extends DelayedOperation {
      *      wait's callback, where its own callbacks run only after that callback returns (Q1).
      */
 
+    /** The position of an event that carries none: it answers no positioned wait. */
+    static final long NO_POSITION = Long.MIN_VALUE;
+
     private static final Object NONE = new Object();
     /** The answer of a wait cancelled without one (V3). */
     private static final Object SEALED = new Object();
@@ -94,7 +97,7 @@ final class KeyedWait<V> extends DelayedOperation {
      * value (V1, V2); true iff this call completed it.
      */
     boolean offer(V value, long position) {
-        if (isCompleted() || (atLeast != KeyedWaits.NO_POSITION && position < atLeast) || !accepts(value)) {
+        if (isCompleted() || (atLeast != NO_POSITION && position < atLeast) || !accepts(value)) {
             return false;
         }
         return ANSWER.compareAndSet(this, NONE, value) && forceComplete();

@@ -65,12 +65,9 @@ import java.util.function.Predicate;
  */
 public final class KeyedWaits<K, V> implements Purgatory {
 
-    /** The position of an event that carries none: it answers no positioned wait. */
-    static final long NO_POSITION = Long.MIN_VALUE;
-
     private final Engine engine;
     private final EventRetention<V> retention;
-    private final WatcherList.Visitor offer = (op, value) -> offer(op, value, NO_POSITION);
+    private final WatcherList.Visitor offer = (op, value) -> offer(op, value, KeyedWait.NO_POSITION);
     private final WatcherList.Visitor fail = KeyedWaits::fail;
 
     private KeyedWaits(Builder b) {
@@ -138,9 +135,9 @@ public final class KeyedWaits<K, V> implements Purgatory {
             return 0;
         }
         if (retention != null) {
-            retention.retain(key, value, NO_POSITION); // before the waits are visited (X2)
+            retention.retain(key, value, KeyedWait.NO_POSITION); // before the waits are visited (X2)
         }
-        return engine.visit(key, Visit.REACHED, NO_POSITION, value, offer);
+        return engine.visit(key, Visit.REACHED, KeyedWait.NO_POSITION, value, offer);
     }
 
     /**
@@ -153,7 +150,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
      */
     public int complete(K key, V value, long position) {
         Objects.requireNonNull(key, "key");
-        if (position == NO_POSITION) {
+        if (position == KeyedWait.NO_POSITION) {
             throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
         }
         if (engine.isClosed()) {
@@ -272,7 +269,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
         boolean retains = retention != null;
         KeyedWait<V> wait = new KeyedWait<>(timeoutMs, retains ? retention : null, retains ? key : null,
                 retains ? keys : null, until, fallback, atLeast);
-        if (atLeast != NO_POSITION) {
+        if (atLeast != KeyedWait.NO_POSITION) {
             engine.submitAt(wait, key, atLeast);
         } else if (key != null) {
             engine.submit(wait, key);
@@ -316,7 +313,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
         private final Object[] keys;
         private Predicate<? super V> until;
         private Object fallback = KeyedWait.noFallback();
-        private long atLeast = NO_POSITION;
+        private long atLeast = KeyedWait.NO_POSITION;
 
         Await(KeyedWaits<K, V> waits, Object key, Object[] keys) {
             this.waits = waits;
@@ -344,7 +341,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
                 throw new IllegalArgumentException("atLeast(position) waits on one key; this wait is on "
                         + keys.length);
             }
-            if (position == NO_POSITION) {
+            if (position == KeyedWait.NO_POSITION) {
                 throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
             }
             this.atLeast = position;

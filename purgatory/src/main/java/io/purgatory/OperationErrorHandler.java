@@ -1,8 +1,5 @@
 package io.purgatory;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 /**
  * Receives the exceptions thrown by operations' callbacks. The purgatory has already counted the
  * failure and carries on: a throwing {@code tryComplete} counts as "not yet"; a throwing
@@ -74,32 +71,4 @@ public interface OperationErrorHandler {
         return ProcessDefaultHandler.INSTANCE.delegate.getAndSet(handler);
     }
 
-}
-
-/** The default {@link OperationErrorHandler}. */
-enum LoggingHandler implements OperationErrorHandler {
-    INSTANCE;
-
-    private static final Logger LOG = LoggerFactory.getLogger(UserCode.LOGGER);
-
-    @Override
-    public void onError(String purgatory, DelayedOperation operation, Callback callback, Throwable error) {
-        LOG.error("Purgatory '{}': {} of {} threw", purgatory, callback.methodName(), operation, error);
-    }
-}
-
-/** The process-wide {@link OperationErrorHandler}: a forwarder to whichever handler is set now. */
-final class ProcessDefaultHandler implements OperationErrorHandler {
-    static final ProcessDefaultHandler INSTANCE = new ProcessDefaultHandler();
-
-    final java.util.concurrent.atomic.AtomicReference<OperationErrorHandler> delegate =
-            new java.util.concurrent.atomic.AtomicReference<>(LoggingHandler.INSTANCE);
-
-    private ProcessDefaultHandler() {
-    }
-
-    @Override
-    public void onError(String purgatory, DelayedOperation operation, Callback callback, Throwable error) {
-        delegate.get().onError(purgatory, operation, callback, error);
-    }
 }

@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.DaemonThreads;
+import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.TaskErrorHandler;
@@ -265,6 +266,31 @@ public final class PurgatoryRuntime implements AutoCloseable {
         return driver;
     }
 
+    /** The one check of a purgatory's, keyed waits' or runtime's name: not null, not blank. */
+    static String checkName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank: '" + name + "'");
+        }
+        return name;
+    }
+
+    /**
+     * Refuses a {@link ManualClock} as the clock of an own timer: the timer's thread would settle
+     * due operations some time after the test moved the clock, on that thread, so a test built
+     * that way is not deterministic. The message says what to use instead.
+     *
+     * @throws IllegalArgumentException if {@code clock} is a ManualClock
+     */
+    static void refuseManualClockForOwnTimer(Clock clock) {
+        if (clock instanceof ManualClock) {
+            throw new IllegalArgumentException("clock: a ManualClock moves only when a test moves it, and the own"
+                    + " timer's thread would then settle what is due later, on that thread. For deterministic tests"
+                    + " give timer(new ManualTimer(clock)) instead and move time with ManualTimer.advanceClock:"
+                    + " every due operation is then settled on the test's thread before it returns");
+        }
+    }
+
     /** The engines registered now (tests). */
     List<Member> members() {
         return new ArrayList<>(members);
@@ -284,7 +310,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
         private ManualTimer manualTimer;
 
         private Builder(String name) {
-            this.name = EngineSettings.checkName(name);
+            this.name = checkName(name);
         }
 
         /** Tick and wheel size of the runtime's timer (default {@link TimerGeometry#DEFAULT}). */
@@ -369,7 +395,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
                 }
                 return givenTimer(name, manualTimer, manualTimer.clock(), false);
             }
-            EngineSettings.refuseManualClockForOwnTimer(clock);
+            refuseManualClockForOwnTimer(clock);
             return ownTimer(name, geometry, clock != null ? clock : Clock.system(), expirationExecutor,
                     errorHandler != null ? errorHandler : TaskErrorHandler.logging(), true);
         }

@@ -32,11 +32,8 @@ final class UserCode {
     /** What {@link #nanoTime} returns when the clock failed. */
     static final long NO_TIME = Long.MIN_VALUE;
 
-    /**
-     * The logger of failures contained here, and of the default error handler: named after
-     * DelayedOperationPurgatory, as it always was, so logging configurations keep working.
-     */
-    static final String LOGGER = "io.purgatory.DelayedOperationPurgatory";
+    /** The logger of the failures contained here: the default error handler's. */
+    static final String LOGGER = LoggingHandler.LOGGER;
 
     private static final Logger LOG = LoggerFactory.getLogger(LOGGER);
 
