@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
@@ -42,7 +43,7 @@ class FaultExecutorTest {
         };
         int n = 50;
         RecordingMetrics metrics = new RecordingMetrics();
-        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+        try (LogCapture timerLog = new LogCapture(Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("rejecting")
                      .expirationExecutor(refusing).metrics(metrics).build()) {
             List<HookOp> ops = submitExpiring(p, n);
@@ -74,7 +75,7 @@ class FaultExecutorTest {
         CountDownLatch blocking = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         int n = 20;
-        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+        try (LogCapture timerLog = new LogCapture(Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("full-pool")
                      .expirationExecutor(pool).build()) {
             HookOp blocker = new HookOp(1);
@@ -116,7 +117,7 @@ class FaultExecutorTest {
     void expirationExecutor_shutDownByItsOwnerWhileInUse_laterExpirationsRunOnTheReaper() throws Exception {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
                 new java.util.concurrent.LinkedBlockingQueue<>(), DaemonThreads.factory("owned-elsewhere"));
-        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+        try (LogCapture timerLog = new LogCapture(Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("pool-shut")
                      .expirationExecutor(pool).build()) {
             List<HookOp> before = submitExpiring(p, 5);
@@ -144,7 +145,7 @@ class FaultExecutorTest {
             throw new RejectedExecutionException("ran it, then refused it"); // the timer must not run it again
         };
         int n = 20;
-        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+        try (LogCapture timerLog = new LogCapture(Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("runs-twice")
                      .expirationExecutor(runsThenRefuses).build()) {
             List<HookOp> ops = submitExpiring(p, n);
@@ -177,7 +178,7 @@ class FaultExecutorTest {
             command.run();
         };
         int n = 300;
-        try (ReliabilitySupport.Logs timerLog = new ReliabilitySupport.Logs(Timer.class);
+        try (LogCapture timerLog = new LogCapture(Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("error-once")
                      .clock(ReliabilitySupport.readingOf(clock)).expirationExecutor(failsOnce).reaperEnabled(false)
                      .build()) {

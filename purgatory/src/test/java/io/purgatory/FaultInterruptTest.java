@@ -3,6 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
 import java.util.List;
@@ -208,7 +209,7 @@ class FaultInterruptTest {
     @Test
     void expirationCallbacks_interruptTheReaperThreadTheyRunOn_theReaperCarriesOn() throws Exception {
         List<HookOp> ops = new ArrayList<>();
-        try (ReliabilitySupport.Logs rejections = new ReliabilitySupport.Logs(io.purgatory.timer.Timer.class);
+        try (LogCapture rejections = new LogCapture(io.purgatory.timer.Timer.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("reaper-interrupting")
                 .expirationExecutor(command -> {
                     throw new RejectedExecutionException("run it on the reaper");

@@ -2,6 +2,7 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
@@ -265,7 +266,7 @@ class FaultMatrixTest {
         }
 
         void run() throws Exception {
-            try (ReliabilitySupport.Logs logs = new ReliabilitySupport.Logs(UserCode.LOGGER)) {
+            try (LogCapture logs = new LogCapture(UserCode.LOGGER)) {
                 if (path.keyed()) {
                     runKeyed();
                 } else {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
@@ -25,7 +26,7 @@ class FaultReaperTest {
     @Test
     void reaper_timerThrowsOnce_logsItAndKeepsExpiring() throws Exception {
         try (SystemTimer system = SystemTimer.builder("throws-once").executor(Runnable::run).build();
-             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.TimerDriver.class)) {
+             LogCapture log = new LogCapture(io.purgatory.timer.TimerDriver.class)) {
             FaultyTimer timer = new FaultyTimer(system, 1);
             try (DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("throws-once-p")
                     .timer(timer).build()) {
@@ -47,7 +48,7 @@ class FaultReaperTest {
     @Test
     void reaper_timerKeepsThrowing_backsOffBetweenAttempts() throws Exception {
         try (SystemTimer system = SystemTimer.builder("throws-always").executor(Runnable::run).build();
-             ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.TimerDriver.class);
+             LogCapture log = new LogCapture(io.purgatory.timer.TimerDriver.class);
              DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("throws-always-p")
                      .timer(new FaultyTimer(system, Integer.MAX_VALUE)).build()) {
             p.tryCompleteElseWatch(new HookOp(60_000), List.of("k"));
@@ -64,7 +65,7 @@ class FaultReaperTest {
     @Test
     void reaper_timerClosedUnderIt_warnsStopsAndTheOperationsAreStillSettled() throws Exception {
         SystemTimer system = SystemTimer.builder("closed-under").executor(Runnable::run).build();
-        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(io.purgatory.timer.TimerDriver.class)) {
+        try (LogCapture log = new LogCapture(io.purgatory.timer.TimerDriver.class)) {
             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("closed-under-p")
                     .timer(system).build();
             HookOp waiting = new HookOp(60_000);

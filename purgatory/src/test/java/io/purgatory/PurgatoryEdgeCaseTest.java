@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
@@ -140,7 +141,7 @@ class PurgatoryEdgeCaseTest {
             throw new IllegalStateException("boom");
         };
 
-        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(DelayedOperationPurgatory.class)) {
+        try (LogCapture log = new LogCapture(DelayedOperationPurgatory.class)) {
             assertThat(loose.forceComplete()).isTrue();
 
             assertThat(log.events()).singleElement().satisfies(e -> {

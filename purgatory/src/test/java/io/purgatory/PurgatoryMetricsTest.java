@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.OperationErrorHandler.Callback;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
@@ -309,7 +310,7 @@ class PurgatoryMetricsTest {
                 throw new OutOfMemoryError("recorder close");
             }
         };
-        try (ReliabilitySupport.Logs logs = new ReliabilitySupport.Logs(DelayedOperationPurgatory.class)) {
+        try (LogCapture logs = new LogCapture(DelayedOperationPurgatory.class)) {
             DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("broken")
                     .timer(timer).reaperEnabled(false).metrics(source -> throwing).build();
             MockOperation completed = new MockOperation(100);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +30,7 @@ class PurgePolicyTest {
     @Test
     void purgeIfNeeded_emptiedListsKept_sweptOnceAClockSecondPassedSinceTheLastPurge() {
         DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
-        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(PurgePolicy.class, Level.DEBUG)) {
+        try (LogCapture log = new LogCapture(PurgePolicy.class, Level.DEBUG)) {
             settleOn(p, "a");
             assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
 
@@ -71,7 +72,7 @@ class PurgePolicyTest {
     @Test
     void purgeIfNeeded_lingeringList_sweptOncePurgeIntervalOperationsOfAnyOutcomeSettledSinceTheLastPurge() {
         DelayedOperationPurgatory<HookOp> p = purgatory(20);
-        try (ReliabilitySupport.Logs log = new ReliabilitySupport.Logs(PurgePolicy.class, Level.DEBUG)) {
+        try (LogCapture log = new LogCapture(PurgePolicy.class, Level.DEBUG)) {
             fillTheKeptLists(p); // 16 completed
             lingerAfterCancel(p); // 17: 1 cancelled, its list lingers (the shard keeps no more)
             expireOn(p, "x", "y"); // 19: 2 expired

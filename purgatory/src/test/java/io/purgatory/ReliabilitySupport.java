@@ -3,10 +3,6 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -18,7 +14,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import org.slf4j.LoggerFactory;
 
 /**
  * Helpers of the reliability suites (ReliabilityStressTest, Fault*Test, BadInputCatalogueTest):
@@ -231,55 +226,6 @@ final class ReliabilitySupport {
         /** onComplete, onExpiration and onCancel runs, as "c,e,x". */
         String callbackCounts() {
             return completes.get() + "," + expirations.get() + "," + cancels.get();
-        }
-    }
-
-    /** Captures one logger's events (and keeps them off the console) while open. */
-    static final class Logs implements AutoCloseable {
-        private final Logger logger;
-        private final ListAppender<ILoggingEvent> appender =
-                new ListAppender<>();
-        private final boolean additive;
-
-        private final Level level;
-
-        Logs(Class<?> loggerClass) {
-            this(loggerClass, null);
-        }
-
-        Logs(String loggerName) {
-            this((Logger) LoggerFactory.getLogger(loggerName), null);
-        }
-
-        /** Also sets the logger's level (restored on close), for events below the configured one. */
-        Logs(Class<?> loggerClass, Level level) {
-            this((Logger) LoggerFactory.getLogger(loggerClass), level);
-        }
-
-        private Logs(Logger logger, Level level) {
-            this.logger = logger;
-            this.additive = logger.isAdditive();
-            this.level = logger.getLevel();
-            if (level != null) {
-                logger.setLevel(level);
-            }
-            appender.start();
-            logger.addAppender(appender);
-            logger.setAdditive(false);
-        }
-
-        List<ILoggingEvent> events() {
-            synchronized (appender) {
-                return List.copyOf(appender.list);
-            }
-        }
-
-        @Override
-        public void close() {
-            logger.detachAppender(appender);
-            logger.setAdditive(additive);
-            logger.setLevel(level);
-            appender.stop();
         }
     }
 

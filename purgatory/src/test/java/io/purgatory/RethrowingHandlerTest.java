@@ -2,6 +2,7 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,7 +66,7 @@ class RethrowingHandlerTest {
 
     @Test
     void checkAndComplete_handlerRethrowsATryCompleteFailure_theClaimIsGivenBackAndALaterCheckCompletes() {
-        try (ReliabilitySupport.Logs logs = new ReliabilitySupport.Logs("io.purgatory.DelayedOperationPurgatory");
+        try (LogCapture logs = new LogCapture("io.purgatory.DelayedOperationPurgatory");
              DelayedOperationPurgatory<Failing> p = purgatory()) {
             Failing op = new Failing();
             op.healthy = true;
@@ -85,7 +86,7 @@ class RethrowingHandlerTest {
 
     @Test
     void forceComplete_afterAFailedCheckWithARethrowingHandler_runsTheCallbackAndLeavesNothingPending() {
-        try (ReliabilitySupport.Logs logs = new ReliabilitySupport.Logs("io.purgatory.DelayedOperationPurgatory");
+        try (LogCapture logs = new LogCapture("io.purgatory.DelayedOperationPurgatory");
              DelayedOperationPurgatory<Failing> p = purgatory()) {
             Failing op = new Failing();
             op.healthy = true;
@@ -104,7 +105,7 @@ class RethrowingHandlerTest {
 
     @Test
     void close_everyOperationsCallbacksFailAndTheHandlerRethrows_closeAnswersAllTenAndASecondCloseIsANoOp() {
-        try (ReliabilitySupport.Logs logs = new ReliabilitySupport.Logs("io.purgatory.DelayedOperationPurgatory")) {
+        try (LogCapture logs = new LogCapture("io.purgatory.DelayedOperationPurgatory")) {
             DelayedOperationPurgatory<Failing> p = purgatory();
             List<Failing> ops = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
@@ -131,7 +132,7 @@ class RethrowingHandlerTest {
 
     @Test
     void expiry_onCompleteFailsAndTheHandlerRethrows_onExpirationStillRuns() {
-        try (ReliabilitySupport.Logs logs = new ReliabilitySupport.Logs("io.purgatory.DelayedOperationPurgatory");
+        try (LogCapture logs = new LogCapture("io.purgatory.DelayedOperationPurgatory");
              DelayedOperationPurgatory<Failing> p = purgatory()) {
             Failing op = new Failing();
             op.healthy = true;
@@ -149,7 +150,7 @@ class RethrowingHandlerTest {
 
     @Test
     void keyedComplete_aPredicateFailsAndTheHandlerRethrows_theKeysOtherWaitsAreAnswered() {
-        try (ReliabilitySupport.Logs logs = new ReliabilitySupport.Logs("io.purgatory.DelayedOperationPurgatory");
+        try (LogCapture logs = new LogCapture("io.purgatory.DelayedOperationPurgatory");
              KeyedWaits<String, String> waits = KeyedWaits.builder("rethrowing-waits").timer(timer)
                      .errorHandler(RETHROWS).build()) {
             CompletableFuture<String> failing = waits.await("k", Duration.ofSeconds(1), v -> {
@@ -170,7 +171,7 @@ class RethrowingHandlerTest {
 
     @Test
     void runtimeClose_everyPurgatorysCallbacksFailAndTheHandlerRethrows_closesThemAllAndStopsTheDriver() {
-        try (ReliabilitySupport.Logs logs = new ReliabilitySupport.Logs("io.purgatory.DelayedOperationPurgatory")) {
+        try (LogCapture logs = new LogCapture("io.purgatory.DelayedOperationPurgatory")) {
             PurgatoryRuntime runtime = PurgatoryRuntime.builder("rethrowing-runtime").build();
             List<DelayedOperationPurgatory<Failing>> purgatories = new ArrayList<>();
             List<Failing> ops = new ArrayList<>();

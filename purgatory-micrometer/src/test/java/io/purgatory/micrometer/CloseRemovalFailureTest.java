@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Meter;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryBuilder;
 import io.purgatory.micrometer.FaultyRegistry.Function;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

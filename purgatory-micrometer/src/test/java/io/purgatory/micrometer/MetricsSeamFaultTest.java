@@ -12,6 +12,7 @@ import io.purgatory.PurgatoryBuilder;
 import io.purgatory.PurgatoryRuntime;
 import io.purgatory.PurgatoryStats;
 import io.purgatory.micrometer.FaultyRegistry.Function;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
 import java.util.List;

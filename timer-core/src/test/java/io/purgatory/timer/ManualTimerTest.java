@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
+import io.purgatory.testsupport.LogCapture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

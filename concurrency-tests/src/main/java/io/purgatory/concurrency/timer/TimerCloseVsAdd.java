@@ -1,4 +1,7 @@
-package io.purgatory.timer;
+package io.purgatory.concurrency.timer;
+
+import io.purgatory.concurrency.Invariants;
+import io.purgatory.timer.ManualTimer;
 
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -44,6 +47,6 @@ public class TimerCloseVsAdd {
         r.r2 = task.isScheduled() ? 1 : 0;
         r.r3 = timer.size();
         r.r4 = task.runs.get();
-        timer.checkInvariants();
+        Invariants.check(timer);
     }
 }

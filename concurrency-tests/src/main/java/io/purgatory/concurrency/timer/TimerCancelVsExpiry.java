@@ -1,4 +1,8 @@
-package io.purgatory.timer;
+package io.purgatory.concurrency.timer;
+
+import io.purgatory.concurrency.Invariants;
+import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.TimerTask;
 
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -46,7 +50,7 @@ public class TimerCancelVsExpiry {
             timer.advanceClock(100);
             r.r2 = task.runs.get();
             r.r3 = timer.size();
-            timer.checkInvariants();
+            Invariants.check(timer);
         }
     }
 
@@ -83,7 +87,7 @@ public class TimerCancelVsExpiry {
             timer.advanceClock(100);
             r.r2 = task.runs.get();
             r.r3 = timer.size();
-            timer.checkInvariants();
+            Invariants.check(timer);
         }
     }
 }

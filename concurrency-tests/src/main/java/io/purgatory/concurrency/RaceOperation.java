@@ -1,5 +1,8 @@
-package io.purgatory;
+package io.purgatory.concurrency;
 
+import io.purgatory.DelayedOperation;
+import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.Outcome;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,7 +70,7 @@ final class RaceOperation extends DelayedOperation {
 
     /** Whatever is still held: 0 iff the operation left every list, every gauge and the timer. */
     static int leftovers(DelayedOperationPurgatory<?> purgatory, Timer timer) {
-        purgatory.engine().checkInvariants();
+        Invariants.check(purgatory);
         return purgatory.numDelayed() + purgatory.watched() + purgatory.watchedKeys() + timer.size();
     }
 }

@@ -1,5 +1,7 @@
-package io.purgatory;
+package io.purgatory.concurrency;
 
+import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.PurgatoryFullException;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
 import org.openjdk.jcstress.annotations.Actor;

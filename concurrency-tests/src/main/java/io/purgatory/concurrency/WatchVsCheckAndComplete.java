@@ -1,4 +1,4 @@
-package io.purgatory;
+package io.purgatory.concurrency;
 
 import java.util.List;
 import org.openjdk.jcstress.annotations.Actor;

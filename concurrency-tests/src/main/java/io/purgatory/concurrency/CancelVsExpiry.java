@@ -1,5 +1,6 @@
-package io.purgatory;
+package io.purgatory.concurrency;
 
+import io.purgatory.DelayedOperation;
 import io.purgatory.timer.ManualTimer;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;

@@ -1,4 +1,7 @@
-package io.purgatory.timer;
+package io.purgatory.concurrency.timer;
+
+import io.purgatory.concurrency.Invariants;
+import io.purgatory.timer.ManualTimer;
 
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -54,7 +57,7 @@ public class TimerRescheduleVsFlush {
             timer.advanceClock(100);
             r.r2 = task.runs.get();
             r.r3 = timer.size();
-            timer.checkInvariants();
+            Invariants.check(timer);
         }
     }
 
@@ -94,7 +97,7 @@ public class TimerRescheduleVsFlush {
             timer.advanceClock(100);
             r.r2 = task.runs.get();
             r.r3 = timer.size();
-            timer.checkInvariants();
+            Invariants.check(timer);
         }
     }
 }

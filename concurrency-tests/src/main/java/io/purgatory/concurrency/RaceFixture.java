@@ -1,5 +1,6 @@
-package io.purgatory;
+package io.purgatory.concurrency;
 
+import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
 import org.openjdk.jcstress.infra.results.IIIII_Result;

@@ -1,4 +1,7 @@
-package io.purgatory.timer;
+package io.purgatory.concurrency.timer;
+
+import io.purgatory.concurrency.Invariants;
+import io.purgatory.timer.ManualTimer;
 
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -46,7 +49,7 @@ public class TimerInboxStripes {
 
     @Arbiter
     public void arbiter(III_Result r) {
-        timer.checkInvariants();
+        Invariants.check(timer);
         r.r2 = timer.size();
         timer.advanceClock(50);
         r.r3 = added.runs.get() + 10 * placed.runs.get();

@@ -1,5 +1,7 @@
-package io.purgatory;
+package io.purgatory.concurrency;
 
+import io.purgatory.KeyedWaits;
+import io.purgatory.PurgatoryStats;
 import io.purgatory.timer.ManualTimer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -69,7 +71,7 @@ abstract class KeyedWaitFixture {
     }
 
     private int leftovers() {
-        waits.engine().checkInvariants();
+        Invariants.check(waits);
         PurgatoryStats stats = waits.stats();
         return stats.pending() + stats.watched() + stats.keys() + timer.size() - waits.retainedEvents();
     }

@@ -1,4 +1,4 @@
-package io.purgatory;
+package io.purgatory.concurrency;
 
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;

@@ -1,5 +1,6 @@
-package io.purgatory.timer;
+package io.purgatory.concurrency.timer;
 
+import io.purgatory.timer.TimerTask;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A task for the timer races: counts its runs. */

@@ -1,4 +1,4 @@
-package io.purgatory;
+package io.purgatory.concurrency;
 
 import java.time.Duration;
 import java.util.List;
