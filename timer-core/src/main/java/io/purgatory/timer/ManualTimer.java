@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A deterministic {@link Timer} on a {@link ManualClock}, with no thread of its own: time moves
@@ -17,6 +18,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * added and cancelled from any thread; one thread at a time advances.
  */
 public final class ManualTimer implements Timer {
+
+    /** How often {@link #awaitScheduled} looks at the size. */
+    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final ManualClock clock;
     private final TimerEngine engine;
@@ -85,6 +89,34 @@ public final class ManualTimer implements Timer {
     @Override
     public boolean advanceClock(Duration timeout) {
         return advanceClock(TimerConfig.checkTimeout(timeout));
+    }
+
+    /**
+     * Waits, at most {@code timeout} of real time, until at least {@code count} tasks are scheduled
+     * on this timer (added, and neither run nor cancelled): for a test whose code under test adds
+     * them on another thread, such as a server's thread registering a wait. The timer's clock does
+     * not move meanwhile. Returns true iff they are; false if the timeout passed first.
+     *
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code count} or {@code timeout} is negative
+     * @throws InterruptedException if the calling thread is interrupted while it waits
+     */
+    public boolean awaitScheduled(int count, Duration timeout) throws InterruptedException {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must be >= 0: " + count);
+        }
+        long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(TimerConfig.checkTimeout(timeout));
+        long start = System.nanoTime();
+        while (size() < count) {
+            if (System.nanoTime() - start >= timeoutNanos) {
+                return false;
+            }
+            LockSupport.parkNanos(this, POLL_NANOS);
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while waiting for " + count + " scheduled tasks");
+            }
+        }
+        return true;
     }
 
     /** The clock this timer runs on. */
