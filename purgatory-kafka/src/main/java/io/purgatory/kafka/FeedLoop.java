@@ -67,6 +67,7 @@ final class FeedLoop<K, V> implements Runnable {
     private final long refreshNanos;
     private final Duration pollTimeout;
     private final Duration apiTimeout;
+    private final Duration retryBackoff;
     private final ThrottledWarning mappingWarning;
     private final ThrottledWarning consumerWarning;
     private final LagTracker lag;
@@ -75,21 +76,23 @@ final class FeedLoop<K, V> implements Runnable {
     private long nextRefreshNanos;
     private boolean warnedMissingTopic;
 
-    FeedLoop(KafkaFeed.Builder<K, V> b, String name, Consumer<byte[], byte[]> consumer, FeedCounters counters) {
-        this.name = name;
-        this.topic = b.topic;
+    FeedLoop(FeedConfig<K, V> config, Consumer<byte[], byte[]> consumer, FeedCounters counters) {
+        FeedEnvironment env = config.env();
+        this.name = config.name();
+        this.topic = config.topic();
         this.consumer = consumer;
-        this.waits = b.waits;
-        this.keyOf = b.keyOf;
-        this.valueOf = b.valueOf;
+        this.waits = config.waits();
+        this.keyOf = config.keyOf();
+        this.valueOf = config.valueOf();
         this.counters = counters;
-        this.clock = b.clock;
-        this.wallClockMs = b.wallClockMs;
-        this.readBackMs = b.readBack.toMillis();
+        this.clock = env.clock();
+        this.wallClockMs = env.wallClockMs();
+        this.readBackMs = config.readBack().toMillis();
         this.fromTimestampMs = Math.max(0, wallClockMs.getAsLong() - readBackMs);
-        this.refreshNanos = b.refreshInterval.toNanos();
-        this.pollTimeout = b.pollTimeout;
-        this.apiTimeout = b.apiTimeout;
+        this.refreshNanos = config.refreshInterval().toNanos();
+        this.pollTimeout = env.pollTimeout();
+        this.apiTimeout = env.apiTimeout();
+        this.retryBackoff = env.retryBackoff();
         this.mappingWarning = new ThrottledWarning(LOG, clock, TimeUnit.SECONDS.toNanos(10));
         this.consumerWarning = new ThrottledWarning(LOG, clock, TimeUnit.SECONDS.toNanos(10));
         this.nextRefreshNanos = clock.nanoTime();
@@ -125,7 +128,7 @@ final class FeedLoop<K, V> implements Runnable {
                 } catch (RuntimeException e) {
                     counters.consumerError();
                     consumerWarning.warn("Feed '" + name + "' could not read topic " + topic + "; it retries", e);
-                    pause(Duration.ofSeconds(1));
+                    pause(retryBackoff);
                 }
             }
         } catch (Error e) {
@@ -244,7 +247,7 @@ final class FeedLoop<K, V> implements Runnable {
         } catch (RuntimeException e) {
             counters.consumerError(); // the next poll fails again on them, and this is tried again
             consumerWarning.warn("Feed '" + name + "' could not position " + partitions + "; it retries", e);
-            pause(Duration.ofSeconds(1));
+            pause(retryBackoff);
         }
     }
 

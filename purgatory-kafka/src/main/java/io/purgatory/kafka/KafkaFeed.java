@@ -13,7 +13,8 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Feeds {@link KeyedWaits} from a Kafka topic, so that a wait parked on one instance of a service
@@ -60,8 +61,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 public final class KafkaFeed<K, V> implements AutoCloseable {
 
-    private final Builder<K, V> config;
-    private final String name;
+    private final FeedConfig<K, V> config;
     private final FeedCounters counters = new FeedCounters();
     private final long lagThresholdNanos;
     private final Object lifecycle = new Object();
@@ -69,15 +69,17 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
     private Thread thread; // guarded by lifecycle
     private boolean closed; // guarded by lifecycle
 
-    private KafkaFeed(Builder<K, V> b) {
-        this.config = b;
-        this.name = b.name != null ? b.name : b.waits.name();
-        this.lagThresholdNanos = b.lagThreshold.toNanos();
+    private KafkaFeed(FeedConfig<K, V> config) {
+        this.config = config;
+        this.lagThresholdNanos = config.lagThreshold().toNanos();
     }
 
     /**
      * Starts a builder of a feed of {@code waits} from {@code topic}. The key and value types are
      * those of the waits.
+     *
+     * @throws NullPointerException if {@code waits} or {@code topic} is null
+     * @throws IllegalArgumentException if {@code topic} is blank
      */
     public static <K, V> Builder<K, V> builder(KeyedWaits<K, V> waits, String topic) {
         return new Builder<>(waits, topic);
@@ -92,18 +94,18 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
     public KafkaFeed<K, V> start() {
         synchronized (lifecycle) {
             if (closed) {
-                throw new IllegalStateException("feed '" + name + "' is closed");
+                throw new IllegalStateException("feed '" + name() + "' is closed");
             }
             if (thread != null) {
-                throw new IllegalStateException("feed '" + name + "' is started already");
+                throw new IllegalStateException("feed '" + name() + "' is started already");
             }
-            if (config.waits.isClosed()) {
-                throw new IllegalStateException("the keyed waits '" + config.waits.name() + "' are closed");
+            if (config.waits().isClosed()) {
+                throw new IllegalStateException("the keyed waits '" + config.waits().name() + "' are closed");
             }
-            Consumer<byte[], byte[]> consumer = config.consumerFactory.apply(consumerConfig());
-            counters.started(config.clock.nanoTime());
-            loop = new FeedLoop<>(config, name, consumer, counters);
-            thread = new Thread(loop, "kafka-feed-" + name);
+            Consumer<byte[], byte[]> consumer = config.env().consumerFactory().apply(config.consumerConfig());
+            counters.started(config.env().clock().nanoTime());
+            loop = new FeedLoop<>(config, consumer, counters);
+            thread = new Thread(loop, "kafka-feed-" + name());
             thread.setDaemon(true);
             thread.start();
         }
@@ -112,7 +114,7 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
     /** A snapshot of the feed's numbers: events by outcome, errors, lag, health. */
     public FeedStats stats() {
-        return counters.snapshot(config.clock.nanoTime(), lagThresholdNanos);
+        return counters.snapshot(config.env().clock().nanoTime(), lagThresholdNanos);
     }
 
     /**
@@ -123,17 +125,17 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
      * feed answers waits late.
      */
     public boolean isLagging() {
-        return counters.lagging(config.clock.nanoTime(), lagThresholdNanos);
+        return counters.lagging(config.env().clock().nanoTime(), lagThresholdNanos);
     }
 
     /** The feed's name: its thread's and its meters' (by default the waits' name). */
     public String name() {
-        return name;
+        return config.name();
     }
 
     /** The topic the feed reads. */
     public String topic() {
-        return config.topic;
+        return config.topic();
     }
 
     /**
@@ -162,11 +164,11 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             }
             if (running.isAlive()) {
                 FeedLoop.LOG.warn("Feed '{}': its thread did not end within 30 s (a dependent stage blocks it?)",
-                        name);
+                        name());
             }
         }
-        if (config.closeWaits) {
-            config.waits.close();
+        if (config.closeWaits()) {
+            config.waits().close();
         }
     }
 
@@ -174,73 +176,96 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
         return counters;
     }
 
-    private Map<String, Object> consumerConfig() {
-        Map<String, Object> props = new HashMap<>(config.consumerProperties);
-        props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "kafka-feed-" + name);
-        props.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, (int) config.refreshInterval.toMillis());
-        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none"); // the feed positions every partition itself
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        return props;
+    FeedConfig<K, V> config() {
+        return config;
     }
 
     /**
      * Builds a {@link KafkaFeed}: {@link #bootstrapServers} (or the consumer property),
-     * {@link #key} and {@link #value} are required. Not thread-safe.
+     * {@link #key} and {@link #value} are required. Each setting is checked when it is given. Not
+     * thread-safe; {@link #build()} takes a snapshot, so later changes reach no feed built before.
      *
      * @param <K> the key type of the waits
      * @param <V> the event value type of the waits
      */
     public static final class Builder<K, V> {
-        final KeyedWaits<K, V> waits;
-        final String topic;
-        final Map<String, Object> consumerProperties = new HashMap<>();
-        Function<? super ConsumerRecord<byte[], byte[]>, ? extends K> keyOf;
-        Function<? super ConsumerRecord<byte[], byte[]>, ? extends V> valueOf;
-        String name;
-        Duration readBack;
-        Duration lagThreshold = Duration.ofSeconds(10);
-        Duration refreshInterval = Duration.ofSeconds(10);
-        boolean closeWaits;
-        // for tests
-        Duration pollTimeout = Duration.ofMillis(500);
-        Duration apiTimeout = Duration.ofSeconds(5);
-        Clock clock = Clock.system();
-        LongSupplier wallClockMs = System::currentTimeMillis;
-        Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory = KafkaConsumer::new;
+        private static final Map<String, ConfigDef.ConfigKey> CONSUMER_KEYS = ConsumerConfig.configDef().configKeys();
+
+        private final KeyedWaits<K, V> waits;
+        private final String topic;
+        private final Map<String, Object> consumerProperties = new HashMap<>();
+        private Function<? super ConsumerRecord<byte[], byte[]>, ? extends K> keyOf;
+        private Function<? super ConsumerRecord<byte[], byte[]>, ? extends V> valueOf;
+        private String name;
+        private Duration readBack;
+        private Duration lagThreshold = Duration.ofSeconds(10);
+        private Duration refreshInterval = Duration.ofSeconds(10);
+        private boolean closeWaits;
+        // the environment (FeedEnvironment.real()'s parts), replaced by tests
+        private Clock clock = Clock.system();
+        private LongSupplier wallClockMs = System::currentTimeMillis;
+        private Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory = KafkaConsumer::new;
+        private Duration pollTimeout = Duration.ofMillis(500);
+        private Duration apiTimeout = Duration.ofSeconds(5);
+        private Duration retryBackoff = Duration.ofSeconds(1);
 
         Builder(KeyedWaits<K, V> waits, String topic) {
             this.waits = Objects.requireNonNull(waits, "waits");
-            this.topic = Objects.requireNonNull(topic, "topic");
+            Objects.requireNonNull(topic, "topic");
             if (topic.isBlank()) {
                 throw new IllegalArgumentException("topic must not be blank: '" + topic + "'");
             }
+            this.topic = topic;
             this.readBack = waits.retentionWindow();
         }
 
-        /** The brokers to bootstrap from: the consumer's {@code bootstrap.servers}. */
+        /**
+         * The brokers to bootstrap from: the consumer's {@code bootstrap.servers}.
+         *
+         * @throws IllegalArgumentException if {@code servers} is blank
+         */
         public Builder<K, V> bootstrapServers(String servers) {
             Objects.requireNonNull(servers, "servers");
+            if (servers.isBlank()) {
+                throw new IllegalArgumentException("bootstrapServers must not be blank: '" + servers + "'");
+            }
             return consumerProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
         }
 
         /**
          * A property of the feed's consumer (security, fetch sizes, {@code client.id}...). The feed
-         * sets some itself: no {@code group.id}, no auto commit, {@code auto.offset.reset=none},
-         * byte-array deserializers, no auto-created topics; by default {@code read_committed}.
+         * sets some itself, and refuses them here: no {@code group.id}, no auto commit,
+         * {@code auto.offset.reset=none}, byte-array deserializers, no auto-created topics. By
+         * default it reads {@code read_committed}.
          *
-         * @throws IllegalArgumentException for {@code group.id}: the feed reads every partition itself
+         * @throws IllegalArgumentException for {@code group.id} (the feed reads every partition
+         *         itself) or another property the feed sets itself, or a value the consumer would
+         *         refuse (the message names the property and the value)
          */
         public Builder<K, V> consumerProperty(String key, Object value) {
             Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(value, "value");
             if (key.equals(ConsumerConfig.GROUP_ID_CONFIG)) {
                 throw new IllegalArgumentException("group.id must not be set: every instance's feed reads every"
                         + " partition, with no group: " + value);
             }
-            consumerProperties.put(key, Objects.requireNonNull(value, "value"));
+            if (FeedConfig.FIXED.containsKey(key)) {
+                throw new IllegalArgumentException(key + " is set by the feed itself (" + FeedConfig.FIXED.get(key)
+                        + "): " + value);
+            }
+            ConfigDef.ConfigKey known = CONSUMER_KEYS.get(key);
+            if (known != null) {
+                try {
+                    Object parsed = ConfigDef.parseType(key, value, known.type);
+                    if (known.validator != null) {
+                        known.validator.ensureValid(key, parsed);
+                    }
+                } catch (ConfigException e) {
+                    throw new IllegalArgumentException("consumer property " + key + " is invalid: " + e.getMessage(),
+                            e);
+                }
+            }
+            consumerProperties.put(key, value);
             return this;
         }
 
@@ -259,9 +284,17 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             return this;
         }
 
-        /** The feed's name, for its thread, logs and meters (default: the waits' name). */
+        /**
+         * The feed's name, for its thread, logs and meters (default: the waits' name).
+         *
+         * @throws IllegalArgumentException if {@code feedName} is blank
+         */
         public Builder<K, V> name(String feedName) {
-            this.name = Objects.requireNonNull(feedName, "name");
+            Objects.requireNonNull(feedName, "name");
+            if (feedName.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank: '" + feedName + "'");
+            }
+            this.name = feedName;
             return this;
         }
 
@@ -273,6 +306,7 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code readBack} is negative
          */
         public Builder<K, V> readBack(Duration readBack) {
+            Objects.requireNonNull(readBack, "readBack");
             if (readBack.isNegative()) {
                 throw new IllegalArgumentException("readBack must be >= 0: " + readBack);
             }
@@ -284,11 +318,12 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * How long the feed may take to reach the end of the topic it saw before it counts as
          * lagging (default 10 s). See {@link KafkaFeed#isLagging()}.
          *
-         * @throws IllegalArgumentException if {@code threshold} is negative
+         * @throws IllegalArgumentException if {@code threshold} is negative or over 24 days
          */
         public Builder<K, V> lagThreshold(Duration threshold) {
-            if (threshold.isNegative()) {
-                throw new IllegalArgumentException("lagThreshold must be >= 0: " + threshold);
+            Objects.requireNonNull(threshold, "lagThreshold");
+            if (threshold.isNegative() || threshold.compareTo(MAX_DURATION) > 0) {
+                throw new IllegalArgumentException("lagThreshold must be 0 to 24 days: " + threshold);
             }
             this.lagThreshold = threshold;
             return this;
@@ -298,10 +333,11 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * How often the feed looks for new partitions and checks the end offsets with the broker
          * (default 10 s; also the consumer's {@code metadata.max.age.ms} unless you set it).
          *
-         * @throws IllegalArgumentException if {@code interval} is not positive
+         * @throws IllegalArgumentException if {@code interval} is not 1 ms to 24 days
          */
         public Builder<K, V> refreshInterval(Duration interval) {
-            if (interval.isNegative() || interval.isZero() || interval.toMillis() > Integer.MAX_VALUE) {
+            Objects.requireNonNull(interval, "refreshInterval");
+            if (interval.toMillis() < 1 || interval.compareTo(MAX_DURATION) > 0) {
                 throw new IllegalArgumentException("refreshInterval must be 1 ms to 24 days: " + interval);
             }
             this.refreshInterval = interval;
@@ -326,25 +362,9 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             if (!consumerProperties.containsKey(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
                 throw new IllegalStateException("bootstrapServers(...) is required");
             }
-            return new KafkaFeed<>(copy()); // later changes to this builder do not reach the feed
-        }
-
-        private Builder<K, V> copy() {
-            Builder<K, V> b = new Builder<>(waits, topic);
-            b.consumerProperties.putAll(consumerProperties);
-            b.keyOf = keyOf;
-            b.valueOf = valueOf;
-            b.name = name;
-            b.readBack = readBack;
-            b.lagThreshold = lagThreshold;
-            b.refreshInterval = refreshInterval;
-            b.closeWaits = closeWaits;
-            b.pollTimeout = pollTimeout;
-            b.apiTimeout = apiTimeout;
-            b.clock = clock;
-            b.wallClockMs = wallClockMs;
-            b.consumerFactory = consumerFactory;
-            return b;
+            return new KafkaFeed<>(new FeedConfig<>(waits, topic, name != null ? name : waits.name(),
+                    consumerProperties, keyOf, valueOf, readBack, lagThreshold, refreshInterval, closeWaits,
+                    new FeedEnvironment(clock, wallClockMs, consumerFactory, pollTimeout, apiTimeout, retryBackoff)));
         }
 
         Builder<K, V> clock(Clock testClock) {
@@ -362,10 +382,14 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             return this;
         }
 
-        Builder<K, V> timeouts(Duration poll, Duration api) {
+        Builder<K, V> timeouts(Duration poll, Duration api, Duration retry) {
             this.pollTimeout = poll;
             this.apiTimeout = api;
+            this.retryBackoff = retry;
             return this;
         }
     }
+
+    /** The longest duration a setting takes: 24 days, below {@code Integer.MAX_VALUE} ms. */
+    private static final Duration MAX_DURATION = Duration.ofDays(24);
 }

@@ -34,6 +34,22 @@ class FeedUnitTest {
         assertThatThrownBy(() -> b.readBack(Duration.ofMillis(-1))).hasMessageContaining("readBack");
         assertThatThrownBy(() -> b.lagThreshold(Duration.ofMillis(-1))).hasMessageContaining("lagThreshold");
         assertThatThrownBy(() -> b.refreshInterval(Duration.ZERO)).hasMessageContaining("refreshInterval");
+        assertThatThrownBy(() -> b.refreshInterval(Duration.ofDays(25))).hasMessageContaining("refreshInterval")
+                .hasMessageContaining("PT600H");
+        assertThatThrownBy(() -> b.lagThreshold(Duration.ofDays(365))).hasMessageContaining("lagThreshold")
+                .hasMessageContaining("PT8760H");
+        assertThatThrownBy(() -> b.name(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("name");
+        assertThatThrownBy(() -> b.bootstrapServers("")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("bootstrapServers");
+        assertThatThrownBy(() -> b.consumerProperty("enable.auto.commit", true))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("enable.auto.commit")
+                .hasMessageContaining("true");
+        assertThatThrownBy(() -> b.consumerProperty("fetch.min.bytes", "many"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fetch.min.bytes")
+                .hasMessageContaining("many");
+        assertThatThrownBy(() -> b.consumerProperty("isolation.level", "dirty"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("isolation.level")
+                .hasMessageContaining("dirty");
         assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessageContaining("key");
         b.key(r -> "k").value(r -> "v");
         assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessageContaining("bootstrap");
@@ -42,12 +58,14 @@ class FeedUnitTest {
     @Test
     void theReadBackIsTheWaitsWindowAndTheNameTheirsUnlessGiven() {
         KafkaFeed.Builder<String, String> b = KafkaFeed.builder(waits, "t");
-        assertThat(b.readBack).isEqualTo(Duration.ofSeconds(30));
         KafkaFeed<String, String> feed = b.bootstrapServers("127.0.0.1:1").key(r -> "k").value(r -> "v").build();
+        assertThat(feed.config().readBack()).isEqualTo(Duration.ofSeconds(30));
         assertThat(feed.name()).isEqualTo("orders");
         assertThat(feed.topic()).isEqualTo("t");
-        b.name("changed later"); // the feed took a copy
-        assertThat(feed.name()).isEqualTo("orders");
+        b.name("changed later").readBack(Duration.ZERO).consumerProperty("fetch.min.bytes", 1000);
+        assertThat(feed.name()).as("the feed's configuration is a value, not the builder").isEqualTo("orders");
+        assertThat(feed.config().readBack()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(feed.config().consumerConfig()).doesNotContainKey("fetch.min.bytes");
     }
 
     @Test
