@@ -17,13 +17,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * @param name the feed's name: its thread's, logs' and meters'
  * @param consumerProperties the user's consumer properties (none the feed sets itself)
+ * @param createTopic the topic to create if it is missing, or null: never create it
  * @param env the clock, clients and timeouts: the real ones, or a test's
  */
 record FeedConfig<K, V>(KeyedWaits<K, V> waits, String topic, String name, Map<String, Object> consumerProperties,
                         Function<? super ConsumerRecord<byte[], byte[]>, ? extends K> keyOf,
                         Function<? super ConsumerRecord<byte[], byte[]>, ? extends V> valueOf,
                         Duration readBack, Duration lagThreshold, Duration refreshInterval, boolean closeWaits,
-                        FeedEnvironment env) {
+                        BrokerChecks.TopicSpec createTopic, FeedEnvironment env) {
 
     /** The properties the feed sets itself, whatever the user gives: the user may not set them. */
     static final Map<String, Object> FIXED = Map.of(
@@ -51,7 +52,6 @@ record FeedConfig<K, V>(KeyedWaits<K, V> waits, String topic, String name, Map<S
         Map<String, Object> props = new HashMap<>(consumerProperties);
         props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "kafka-feed-" + name);
         props.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, (int) refreshInterval.toMillis());
         props.putAll(FIXED);
         return props;
     }

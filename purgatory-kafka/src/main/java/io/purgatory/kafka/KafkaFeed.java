@@ -7,8 +7,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -43,26 +45,38 @@ import org.apache.kafka.common.config.ConfigException;
  * partition, and resumes where it was after a broker restart or an error. Partitions added to the
  * topic are found within {@link Builder#refreshInterval} and read from their start.
  *
- * <p><b>Errors never stop it.</b> A mapping function that throws costs its record only (counted,
- * logged at most every 10 s); a broker that is down is retried. Records are read as bytes and
- * mapped by your functions, so a record that cannot be decoded is a counted mapping error, never
- * a poison pill.
+ * <p><b>Says when it is deaf.</b> {@link #isReady()} holds only while every partition is read,
+ * the read-back is done and the broker answers; {@link #state()} says why not (topic missing,
+ * broker unreachable...). It turns within {@link #MAX_SILENCE} of the broker's last answer.
+ *
+ * <p><b>Errors never stop it.</b> Whatever a mapping function or {@code complete} throws (an
+ * {@code Error} too) costs its record only (counted, logged at most every 10 s); a broker that is
+ * down is retried. Records are read as bytes and mapped by your functions, so a record that cannot
+ * be decoded is a counted mapping error, never a poison pill.
  *
  * <p><b>Shutdown order.</b> Close the feed before the waits. With {@link Builder#closeWaits
  * closeWaits(true)} its {@link #close()} does both, in that order. Closing the waits first is
  * harmless: the feed stops at the next record, and a closed wait is never completed.
  *
- * <p><b>Threads.</b> One thread per feed, named {@code kafka-feed-<name>}, a daemon. The waits'
- * futures complete on it, and so do their dependent stages without {@code Async}: keep those
- * short, or they slow the feed. The methods of this class are thread-safe.
+ * <p><b>Threads and clients.</b> One thread per feed, named {@code kafka-feed-<name>}, a daemon,
+ * with a consumer and an admin client (its checks and lookups). The waits' futures complete on the
+ * feed's thread, and so do their dependent stages without {@code Async}: keep those short, or they
+ * slow the feed. The methods of this class are thread-safe.
  *
  * @param <K> the key type of the waits
  * @param <V> the event value type of the waits
  */
 public final class KafkaFeed<K, V> implements AutoCloseable {
 
+    /**
+     * The longest the broker may leave the feed's checks unanswered, or the feed's thread show no
+     * progress, before the feed is not {@link #isReady() ready} (3 s). The feed checks every second.
+     */
+    public static final Duration MAX_SILENCE = Duration.ofSeconds(3);
+
     private final FeedConfig<K, V> config;
     private final FeedCounters counters = new FeedCounters();
+    private final FeedHealth health = new FeedHealth();
     private final long lagThresholdNanos;
     private final Object lifecycle = new Object();
     private FeedLoop<K, V> loop; // guarded by lifecycle
@@ -86,10 +100,10 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
     }
 
     /**
-     * Creates the consumer and starts the feed's thread. Returns this feed.
+     * Creates the consumer and the admin client and starts the feed's thread. Returns this feed.
      *
      * @throws IllegalStateException if the feed was started or closed, or its waits are closed
-     * @throws org.apache.kafka.common.KafkaException if the consumer's configuration is refused
+     * @throws org.apache.kafka.common.KafkaException if the clients' configuration is refused
      */
     public KafkaFeed<K, V> start() {
         synchronized (lifecycle) {
@@ -102,9 +116,18 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             if (config.waits().isClosed()) {
                 throw new IllegalStateException("the keyed waits '" + config.waits().name() + "' are closed");
             }
-            Consumer<byte[], byte[]> consumer = config.env().consumerFactory().apply(config.consumerConfig());
-            counters.started(config.env().clock().nanoTime());
-            loop = new FeedLoop<>(config, consumer, counters);
+            FeedEnvironment env = config.env();
+            Map<String, Object> consumerConfig = config.consumerConfig();
+            Consumer<byte[], byte[]> consumer = env.consumerFactory().apply(consumerConfig);
+            TopicAdmin admin;
+            try {
+                admin = env.adminFactory().apply(consumerConfig, env.apiTimeout());
+            } catch (RuntimeException e) {
+                consumer.close(CloseOptions.timeout(Duration.ZERO));
+                throw e;
+            }
+            health.started(env.clock().nanoTime());
+            loop = new FeedLoop<>(config, consumer, admin, counters, health);
             thread = new Thread(loop, "kafka-feed-" + name());
             thread.setDaemon(true);
             thread.start();
@@ -114,18 +137,40 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
     /** A snapshot of the feed's numbers: events by outcome, errors, lag, health. */
     public FeedStats stats() {
-        return counters.snapshot(config.env().clock().nanoTime(), lagThresholdNanos);
+        long now = config.env().clock().nanoTime();
+        FeedState state = health.state(now);
+        return new FeedStats(counters.readCount(), counters.completedCount(), counters.noWaiterCount(),
+                counters.skippedCount(), counters.mappingErrorCount(), counters.completeErrorCount(),
+                counters.waitsAnsweredCount(), counters.consumerErrorCount(), health.partitionCount(),
+                health.lagRecords(now), health.maxPartitionLagRecords(now), health.lagging(now, lagThresholdNanos),
+                state, state != FeedState.NEW && state != FeedState.STOPPED);
     }
 
     /**
-     * The health signal: true while the feed has not reached, within the lag threshold, the end
-     * of the topic as it was when it last saw a lag (on start: until it has read back); while one
+     * The readiness signal, for a health check: true only while every partition of the topic is
+     * read, the window is read back, and the broker answers the feed's checks. False while the
+     * topic is missing, while the broker has answered no check for {@link #MAX_SILENCE} (down,
+     * unreachable), while the feed's thread is blocked for as long, before start and after close.
+     * {@link #state()} says why. A ready feed may still be behind: see {@link #isLagging()}.
+     */
+    public boolean isReady() {
+        return state() == FeedState.READY;
+    }
+
+    /** Where the feed stands: {@link FeedState#READY}, or the reason it is not. */
+    public FeedState state() {
+        return health.state(config.env().clock().nanoTime());
+    }
+
+    /**
+     * The lag signal: true while the feed has not reached, within the lag threshold, the end of
+     * the topic as it was when it last saw a lag (on start: until it has read back); while one
      * batch of records has taken longer than the threshold (a mapping function or a dependent
-     * stage blocks the feed's thread); or when the broker did not answer its last check. A lagging
-     * feed answers waits late.
+     * stage blocks the feed's thread); and while the broker does not answer
+     * ({@link FeedState#UNREACHABLE}, {@link FeedState#STALLED}). A lagging feed answers waits late.
      */
     public boolean isLagging() {
-        return counters.lagging(config.env().clock().nanoTime(), lagThresholdNanos);
+        return health.lagging(config.env().clock().nanoTime(), lagThresholdNanos);
     }
 
     /** The feed's name: its thread's and its meters' (by default the waits' name). */
@@ -167,6 +212,7 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
                         name());
             }
         }
+        health.stopped();
         if (config.closeWaits()) {
             config.waits().close();
         }
@@ -174,6 +220,14 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
     FeedCounters counters() {
         return counters;
+    }
+
+    FeedHealth health() {
+        return health;
+    }
+
+    long clockNanos() {
+        return config.env().clock().nanoTime();
     }
 
     FeedConfig<K, V> config() {
@@ -201,10 +255,12 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
         private Duration lagThreshold = Duration.ofSeconds(10);
         private Duration refreshInterval = Duration.ofSeconds(10);
         private boolean closeWaits;
+        private BrokerChecks.TopicSpec createTopic;
         // the environment (FeedEnvironment.real()'s parts), replaced by tests
         private Clock clock = Clock.system();
         private LongSupplier wallClockMs = System::currentTimeMillis;
         private Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory = KafkaConsumer::new;
+        private BiFunction<Map<String, Object>, Duration, TopicAdmin> adminFactory = KafkaTopicAdmin::create;
         private Duration pollTimeout = Duration.ofMillis(500);
         private Duration apiTimeout = Duration.ofSeconds(5);
         private Duration retryBackoff = Duration.ofSeconds(1);
@@ -330,8 +386,9 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
         }
 
         /**
-         * How often the feed looks for new partitions and checks the end offsets with the broker
-         * (default 10 s; also the consumer's {@code metadata.max.age.ms} unless you set it).
+         * How often the feed asks the broker for the topic's partitions (default 10 s): a partition
+         * added to the topic is found within this interval (and a round trip) and read from its
+         * first record. The broker's liveness is checked every second regardless.
          *
          * @throws IllegalArgumentException if {@code interval} is not 1 ms to 24 days
          */
@@ -341,6 +398,24 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
                 throw new IllegalArgumentException("refreshInterval must be 1 ms to 24 days: " + interval);
             }
             this.refreshInterval = interval;
+            return this;
+        }
+
+        /**
+         * Creates the topic, with {@code partitions} partitions and {@code replicationFactor}
+         * replicas, when the broker says it does not exist (default: never; the feed waits for it).
+         * A topic another instance created first is taken as it is.
+         *
+         * @throws IllegalArgumentException if {@code partitions} or {@code replicationFactor} is below 1
+         */
+        public Builder<K, V> createTopicIfMissing(int partitions, short replicationFactor) {
+            if (partitions < 1) {
+                throw new IllegalArgumentException("partitions must be >= 1: " + partitions);
+            }
+            if (replicationFactor < 1) {
+                throw new IllegalArgumentException("replicationFactor must be >= 1: " + replicationFactor);
+            }
+            this.createTopic = new BrokerChecks.TopicSpec(partitions, replicationFactor);
             return this;
         }
 
@@ -362,9 +437,11 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             if (!consumerProperties.containsKey(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
                 throw new IllegalStateException("bootstrapServers(...) is required");
             }
+            FeedEnvironment env = new FeedEnvironment(clock, wallClockMs, consumerFactory, adminFactory, pollTimeout,
+                    apiTimeout, retryBackoff);
             return new KafkaFeed<>(new FeedConfig<>(waits, topic, name != null ? name : waits.name(),
                     consumerProperties, keyOf, valueOf, readBack, lagThreshold, refreshInterval, closeWaits,
-                    new FeedEnvironment(clock, wallClockMs, consumerFactory, pollTimeout, apiTimeout, retryBackoff)));
+                    createTopic, env));
         }
 
         Builder<K, V> clock(Clock testClock) {
@@ -379,6 +456,11 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
         Builder<K, V> consumerFactory(Function<Map<String, Object>, Consumer<byte[], byte[]>> factory) {
             this.consumerFactory = factory;
+            return this;
+        }
+
+        Builder<K, V> adminFactory(BiFunction<Map<String, Object>, Duration, TopicAdmin> factory) {
+            this.adminFactory = factory;
             return this;
         }
 
