@@ -56,11 +56,11 @@ final class BrokerChecks {
 
     /**
      * Takes the answers that came and sends the checks that are due, given the partitions the
-     * consumer reads and their positions.
+     * consumer reads (its assignment) and their positions.
      */
     void service(long nowNanos, Set<TopicPartition> assigned, Function<TopicPartition, OptionalLong> position) {
         takeDescribe(nowNanos, assigned.isEmpty());
-        takeEnds(nowNanos, position);
+        takeEnds(nowNanos, assigned, position);
         takeCreation(nowNanos);
         if (describe == null && nowNanos - describeAtNanos >= 0) {
             // (F6) asked of the broker, not of a metadata cache; every second while no partition is read (F5)
@@ -122,7 +122,8 @@ final class BrokerChecks {
         }
     }
 
-    private void takeEnds(long nowNanos, Function<TopicPartition, OptionalLong> position) {
+    private void takeEnds(long nowNanos, Set<TopicPartition> assigned,
+                          Function<TopicPartition, OptionalLong> position) {
         if (ends == null || !ends.isDone()) {
             return;
         }
@@ -137,9 +138,11 @@ final class BrokerChecks {
         }
         health.answered(nowNanos);
         offsets.forEach((partition, end) -> {
-            OptionalLong at = position.apply(partition);
-            if (at.isPresent()) {
-                lag.lag(partition, end - at.getAsLong());
+            if (assigned.contains(partition)) { // not one repositioned since the check was sent
+                OptionalLong at = position.apply(partition);
+                if (at.isPresent()) {
+                    lag.lag(partition, end - at.getAsLong());
+                }
             }
         });
     }

@@ -88,7 +88,7 @@ final class FeedLoop<K, V> implements Runnable {
     private final Positioner positioner;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean stopping;
-    private long beatNanos;
+    private long servicedNanos;
 
     FeedLoop(FeedConfig<K, V> config, Consumer<byte[], byte[]> consumer, TopicAdmin admin, FeedCounters counters,
              FeedHealth health) {
@@ -113,7 +113,6 @@ final class FeedLoop<K, V> implements Runnable {
         this.checks = new BrokerChecks(admin, name, config.topic(), config.refreshInterval().toNanos(), health, lag,
                 errors, config.createTopic(), now);
         this.positioner = new Positioner(consumer, admin, lag, errors, retryBackoff.toNanos());
-        this.beatNanos = now - BEAT_NANOS; // the first step beats
     }
 
     /** Asks the loop to end; the consumer's wakeup() breaks a poll under way. Any thread. */
@@ -142,7 +141,7 @@ final class FeedLoop<K, V> implements Runnable {
                 }
             }
         } catch (Throwable e) {
-            LOG.error("Feed '{}' stopped by an error", name, e); // reporting or repositioning failed
+            LOG.error("Feed '{}' stopped by an error", name, e); // only logging is left to fail here
         } finally {
             health.stopped();
             closeClients();
@@ -152,7 +151,7 @@ final class FeedLoop<K, V> implements Runnable {
     /** One round: the broker's answers and the checks due, positioning, then one poll and its records. */
     void step() {
         long now = clock.nanoTime();
-        beat(now);
+        service(now);
         Set<TopicPartition> found = checks.takeFound();
         if (found != null) {
             positioner.found(found, fromTimestampMs);
@@ -195,7 +194,7 @@ final class FeedLoop<K, V> implements Runnable {
                     return;
                 }
                 dispatch(record);
-                beat(clock.nanoTime());
+                between(clock.nanoTime());
             }
         } finally {
             health.dispatched();
@@ -234,12 +233,16 @@ final class FeedLoop<K, V> implements Runnable {
         }
     }
 
-    /** Shows progress, and at most every BEAT_NANOS takes the broker's answers and sends the checks due (F5). */
-    private void beat(long now) {
-        if (now - beatNanos < BEAT_NANOS) {
-            return;
+    /** Between records: {@link #service} at most every BEAT_NANOS, so a long batch still shows progress (F5). */
+    private void between(long now) {
+        if (now - servicedNanos >= BEAT_NANOS) {
+            service(now);
         }
-        beatNanos = now;
+    }
+
+    /** Shows progress, takes the broker's answers and sends the checks that are due (F5). */
+    private void service(long now) {
+        servicedNanos = now;
         health.beat(now);
         try {
             checks.service(now, consumer.assignment(), this::positionNow);
@@ -265,7 +268,7 @@ final class FeedLoop<K, V> implements Runnable {
         health.phase(phase);
     }
 
-    /** The partition's position, or empty while the consumer validates it (after a leader change). */
+    /** An assigned partition's position, or empty while the consumer validates it (after a leader change). */
     private OptionalLong positionNow(TopicPartition partition) {
         try {
             return OptionalLong.of(consumer.position(partition, Duration.ZERO));

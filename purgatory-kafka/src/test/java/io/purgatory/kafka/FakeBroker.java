@@ -2,6 +2,7 @@ package io.purgatory.kafka;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.purgatory.KeyedWaits;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -45,10 +46,14 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
     private final FakeAdmin admin = new FakeAdmin();
 
     /** A feed of {@code waits} on this broker's topic: string keys and values, short retries. */
-    KafkaFeed.Builder<String, String> feed(io.purgatory.KeyedWaits<String, String> waits) {
+    KafkaFeed.Builder<String, String> feed(KeyedWaits<String, String> waits) {
+        return feedOf(waits).key(record -> record.key() == null ? null : new String(record.key(), UTF_8))
+                .value(record -> new String(record.value(), UTF_8));
+    }
+
+    /** A feed of {@code waits} on this broker's topic, short retries; the key and value functions are the caller's. */
+    <K, V> KafkaFeed.Builder<K, V> feedOf(KeyedWaits<K, V> waits) {
         return KafkaFeed.builder(waits, topic).bootstrapServers("fake:9092")
-                .key(record -> record.key() == null ? null : new String(record.key(), UTF_8))
-                .value(record -> new String(record.value(), UTF_8))
                 .consumerFactory(config -> this).adminFactory((config, timeout) -> admin)
                 .timeouts(Duration.ofMillis(10), Duration.ofSeconds(5), Duration.ofMillis(10));
     }
