@@ -15,8 +15,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Feeds {@link KeyedWaits} from a Kafka topic, so that a wait parked on one instance of a service
@@ -243,8 +241,6 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
      * @param <V> the event value type of the waits
      */
     public static final class Builder<K, V> {
-        private static final Map<String, ConfigDef.ConfigKey> CONSUMER_KEYS = ConsumerConfig.configDef().configKeys();
-
         private final KeyedWaits<K, V> waits;
         private final String topic;
         private final Map<String, Object> consumerProperties = new HashMap<>();
@@ -267,11 +263,7 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
         Builder(KeyedWaits<K, V> waits, String topic) {
             this.waits = Objects.requireNonNull(waits, "waits");
-            Objects.requireNonNull(topic, "topic");
-            if (topic.isBlank()) {
-                throw new IllegalArgumentException("topic must not be blank: '" + topic + "'");
-            }
-            this.topic = topic;
+            this.topic = FeedConfig.checkTopic(topic);
             this.readBack = waits.retentionWindow();
         }
 
@@ -281,11 +273,8 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code servers} is blank
          */
         public Builder<K, V> bootstrapServers(String servers) {
-            Objects.requireNonNull(servers, "servers");
-            if (servers.isBlank()) {
-                throw new IllegalArgumentException("bootstrapServers must not be blank: '" + servers + "'");
-            }
-            return consumerProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
+            String checked = FeedConfig.checkNotBlank("bootstrapServers", servers);
+            return consumerProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, checked);
         }
 
         /**
@@ -299,28 +288,7 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          *         refuse (the message names the property and the value)
          */
         public Builder<K, V> consumerProperty(String key, Object value) {
-            Objects.requireNonNull(key, "key");
-            Objects.requireNonNull(value, "value");
-            if (key.equals(ConsumerConfig.GROUP_ID_CONFIG)) {
-                throw new IllegalArgumentException("group.id must not be set: every instance's feed reads every"
-                        + " partition, with no group: " + value);
-            }
-            if (FeedConfig.FIXED.containsKey(key)) {
-                throw new IllegalArgumentException(key + " is set by the feed itself (" + FeedConfig.FIXED.get(key)
-                        + "): " + value);
-            }
-            ConfigDef.ConfigKey known = CONSUMER_KEYS.get(key);
-            if (known != null) {
-                try {
-                    Object parsed = ConfigDef.parseType(key, value, known.type);
-                    if (known.validator != null) {
-                        known.validator.ensureValid(key, parsed);
-                    }
-                } catch (ConfigException e) {
-                    throw new IllegalArgumentException("consumer property " + key + " is invalid: " + e.getMessage(),
-                            e);
-                }
-            }
+            FeedConfig.checkConsumerProperty(key, value);
             consumerProperties.put(key, value);
             return this;
         }
@@ -346,11 +314,7 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code feedName} is blank
          */
         public Builder<K, V> name(String feedName) {
-            Objects.requireNonNull(feedName, "name");
-            if (feedName.isBlank()) {
-                throw new IllegalArgumentException("name must not be blank: '" + feedName + "'");
-            }
-            this.name = feedName;
+            this.name = FeedConfig.checkNotBlank("name", feedName);
             return this;
         }
 
@@ -359,14 +323,10 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * {@link KeyedWaits#retentionWindow() retention window}; zero reads only what comes after
          * the start).
          *
-         * @throws IllegalArgumentException if {@code readBack} is negative
+         * @throws IllegalArgumentException if {@code readBack} is negative or over 100 years
          */
         public Builder<K, V> readBack(Duration readBack) {
-            Objects.requireNonNull(readBack, "readBack");
-            if (readBack.isNegative()) {
-                throw new IllegalArgumentException("readBack must be >= 0: " + readBack);
-            }
-            this.readBack = readBack;
+            this.readBack = FeedConfig.checkDuration("readBack", readBack, Duration.ZERO, Duration.ofDays(36_500));
             return this;
         }
 
@@ -377,11 +337,8 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code threshold} is negative or over 24 days
          */
         public Builder<K, V> lagThreshold(Duration threshold) {
-            Objects.requireNonNull(threshold, "lagThreshold");
-            if (threshold.isNegative() || threshold.compareTo(MAX_DURATION) > 0) {
-                throw new IllegalArgumentException("lagThreshold must be 0 to 24 days: " + threshold);
-            }
-            this.lagThreshold = threshold;
+            this.lagThreshold = FeedConfig.checkDuration("lagThreshold", threshold, Duration.ZERO,
+                    Duration.ofDays(24));
             return this;
         }
 
@@ -393,11 +350,8 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code interval} is not 1 ms to 24 days
          */
         public Builder<K, V> refreshInterval(Duration interval) {
-            Objects.requireNonNull(interval, "refreshInterval");
-            if (interval.toMillis() < 1 || interval.compareTo(MAX_DURATION) > 0) {
-                throw new IllegalArgumentException("refreshInterval must be 1 ms to 24 days: " + interval);
-            }
-            this.refreshInterval = interval;
+            this.refreshInterval = FeedConfig.checkDuration("refreshInterval", interval, Duration.ofMillis(1),
+                    Duration.ofDays(24));
             return this;
         }
 
@@ -471,7 +425,4 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             return this;
         }
     }
-
-    /** The longest duration a setting takes: 24 days, below {@code Integer.MAX_VALUE} ms. */
-    private static final Duration MAX_DURATION = Duration.ofDays(24);
 }

@@ -60,14 +60,15 @@ final class Positioner {
      */
     void lost(Collection<TopicPartition> partitions, long timestampMs) {
         Set<TopicPartition> kept = new HashSet<>(consumer.assignment());
-        for (TopicPartition partition : partitions) {
-            if (kept.remove(partition)) {
-                pending.put(partition, timestampMs);
-                readBackEnds.remove(partition);
-                lag.forget(partition);
-            }
+        Set<TopicPartition> removed = new HashSet<>(partitions);
+        removed.retainAll(kept);
+        kept.removeAll(removed);
+        consumer.assign(kept); // first: if it throws, nothing here has changed
+        for (TopicPartition partition : removed) {
+            pending.put(partition, timestampMs);
+            readBackEnds.remove(partition);
+            lag.forget(partition);
         }
-        consumer.assign(kept);
     }
 
     /** Sends the lookup of the pending partitions when due, and positions them once it is answered. */

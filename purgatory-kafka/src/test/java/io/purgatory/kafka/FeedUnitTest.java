@@ -28,10 +28,17 @@ class FeedUnitTest {
     void badInputIsNamed() {
         assertThatThrownBy(() -> KafkaFeed.builder(waits, " ")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("topic");
+        assertThatThrownBy(() -> KafkaFeed.builder(waits, "pay ments")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("topic").hasMessageContaining("'pay ments'");
+        assertThatThrownBy(() -> KafkaFeed.builder(waits, "..")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'..'");
         KafkaFeed.Builder<String, String> b = KafkaFeed.builder(waits, "t");
         assertThatThrownBy(() -> b.consumerProperty("group.id", "g")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("group.id").hasMessageContaining("g");
-        assertThatThrownBy(() -> b.readBack(Duration.ofMillis(-1))).hasMessageContaining("readBack");
+        assertThatThrownBy(() -> b.readBack(Duration.ofMillis(-1))).hasMessageContaining("readBack")
+                .hasMessageContaining("-0.001S");
+        assertThatThrownBy(() -> b.readBack(Duration.ofDays(40_000))).hasMessageContaining("readBack")
+                .hasMessageContaining("PT960000H");
         assertThatThrownBy(() -> b.lagThreshold(Duration.ofMillis(-1))).hasMessageContaining("lagThreshold");
         assertThatThrownBy(() -> b.refreshInterval(Duration.ZERO)).hasMessageContaining("refreshInterval");
         assertThatThrownBy(() -> b.refreshInterval(Duration.ofDays(25))).hasMessageContaining("refreshInterval")

@@ -52,6 +52,6 @@ class TryItDocTest {
         } finally {
             System.setOut(out);
         }
-        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("order-42 paid: 12.50 EUR, feed FeedStats[");
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("order-42 paid: 12.50 EUR (feed READY)");
     }
 }

@@ -37,7 +37,7 @@ public final class TryTheFeed {
             }
             CompletableFuture<String> paid = payments.await("order-42", Duration.ofSeconds(20)); // the long poll
             producer.send(new ProducerRecord<>("payments", "order-42", "12.50 EUR")).get();       // the webhook
-            System.out.println("order-42 paid: " + paid.get() + ", feed " + feed.stats());
+            System.out.println("order-42 paid: " + paid.get() + " (feed " + feed.state() + ")");
         }
     }
 }
