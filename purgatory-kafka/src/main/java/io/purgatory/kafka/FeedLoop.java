@@ -56,8 +56,8 @@ final class FeedLoop<K, V> implements Runnable {
      *      cleared. So no user code ends the thread, skips the rest of a batch, or leaves the
      *      counters between two outcomes; anything else that fails in a step is a counted
      *      consumer error, retried after the backoff.
-     * (F5) Readiness, in FeedHealth: decided when read, from the phase published here and the last
-     *      signs of life of the broker and of this thread.
+     *
+     * Readiness (F5) is FeedHealth's: this loop publishes the phase and the signs of life it reads.
      * (F6) New partitions are asked of the broker (Admin describeTopics), not of the consumer's
      *      metadata cache, which refreshes on its own schedule: a partition added to the topic is
      *      found within one refresh interval plus a round trip, and read from its first record.
