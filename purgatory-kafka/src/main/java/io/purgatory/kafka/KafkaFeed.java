@@ -45,7 +45,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  *
  * <p><b>Says when it is deaf.</b> {@link #isReady()} holds only while every partition is read,
  * the read-back is done and the broker answers; {@link #state()} says why not (topic missing,
- * broker unreachable...). It turns within {@link #MAX_SILENCE} of the broker's last answer.
+ * broker unreachable...). It turns within 3.5 s of the broker's last answer: {@link #MAX_SILENCE},
+ * plus at most one poll (0.5 s) before the feed takes an answer.
  *
  * <p><b>Errors never stop it.</b> Whatever a mapping function or {@code complete} throws (an
  * {@code Error} too) costs its record only (counted, logged at most every 10 s); a broker that is
@@ -59,7 +60,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * <p><b>Threads and clients.</b> One thread per feed, named {@code kafka-feed-<name>}, a daemon,
  * with a consumer and an admin client (its checks and lookups). The waits' futures complete on the
  * feed's thread, and so do their dependent stages without {@code Async}: keep those short, or they
- * slow the feed. The methods of this class are thread-safe.
+ * slow the feed. The methods of this class are thread-safe. Actions in a thread prior to
+ * {@code start()} happen-before the actions of the feed's thread, which happen-before the return
+ * of {@code close()} (it joins the thread, unless the thread outlives its 30 s bound).
  *
  * @param <K> the key type of the waits
  * @param <V> the event value type of the waits
@@ -148,7 +151,8 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
      * The readiness signal, for a health check: true only while every partition of the topic is
      * read, the window is read back, and the broker answers the feed's checks. False while the
      * topic is missing, while the broker has answered no check for {@link #MAX_SILENCE} (down,
-     * unreachable), while the feed's thread is blocked for as long, before start and after close.
+     * unreachable; the feed takes an answer at most one poll, 0.5 s, after it came), while the
+     * feed's thread is blocked for as long, before start and after close.
      * {@link #state()} says why. A ready feed may still be behind: see {@link #isLagging()}.
      */
     public boolean isReady() {
