@@ -47,6 +47,7 @@ public final class KafkaBroker implements AutoCloseable {
 
     private final List<String> jvmOptions;
     private final Duration startTimeout;
+    private final int requestedPort;
     private final Map<String, String> overrides;
     private final Path dir;
     private final String clusterId = Uuid.randomUuid().toString();
@@ -59,6 +60,7 @@ public final class KafkaBroker implements AutoCloseable {
     private KafkaBroker(Builder b) throws IOException {
         this.jvmOptions = List.copyOf(b.jvmOptions);
         this.startTimeout = b.startTimeout;
+        this.requestedPort = b.port;
         this.overrides = Map.copyOf(b.overrides);
         this.dir = Files.createTempDirectory("kafka-test-broker-");
     }
@@ -99,7 +101,7 @@ public final class KafkaBroker implements AutoCloseable {
         }
         try {
             if (port == 0) {
-                port = freePort();
+                port = requestedPort != 0 ? checkFree(requestedPort) : freePort();
                 controllerPort = freePort();
                 writeConfig();
             }
@@ -291,6 +293,14 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
+    private static int checkFree(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("port " + port + " on 127.0.0.1 is in use (another broker?)", e);
+        }
+    }
+
     private static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
@@ -328,6 +338,7 @@ public final class KafkaBroker implements AutoCloseable {
                 List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
         private Duration startTimeout = Duration.ofSeconds(90);
         private final Map<String, String> overrides = new LinkedHashMap<>();
+        private int port;
 
         private Builder() {
         }
@@ -345,6 +356,20 @@ public final class KafkaBroker implements AutoCloseable {
         /** How long {@link KafkaBroker#start()} waits for the broker to take requests (default 90 s). */
         public Builder startTimeout(Duration timeout) {
             this.startTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The port of the broker's listener on 127.0.0.1 (default: a free port). The start fails
+         * if another process holds it.
+         *
+         * @throws IllegalArgumentException if {@code listenerPort} is not 1 to 65535
+         */
+        public Builder port(int listenerPort) {
+            if (listenerPort < 1 || listenerPort > 65_535) {
+                throw new IllegalArgumentException("port must be 1 to 65535: " + listenerPort);
+            }
+            this.port = listenerPort;
             return this;
         }
 

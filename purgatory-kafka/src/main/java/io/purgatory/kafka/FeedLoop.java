@@ -3,11 +3,6 @@ package io.purgatory.kafka;
 import io.purgatory.KeyedWaits;
 import io.purgatory.timer.Clock;
 import java.time.Duration;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -18,9 +13,7 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -28,75 +21,101 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The job of a feed's thread: position every partition of the topic by timestamp, then poll and
- * hand each record to the keyed waits, until {@link #stop()} or until the waits close. It owns the
- * consumer (used by this thread only, closed when the loop ends).
+ * The job of a feed's thread: find and position the topic's partitions, then poll and hand each
+ * record to the keyed waits, until {@link #stop()} or until the waits close. It owns the consumer
+ * and the admin client (used by this thread only, closed when the loop ends).
  */
 final class FeedLoop<K, V> implements Runnable {
 
     /*
      * Implementation notes.
      *
-     * (F1) No gap: a partition's position is set once, when it is first assigned, to the first
-     *      offset whose timestamp is at least `fromTimestampMs` (the feed's start minus the
-     *      read-back), or to the end offset read *before* that lookup when there is none; a record
-     *      appended between the two lookups has a later timestamp, so the first lookup finds it.
-     *      From then on only poll() moves the position, past the records it returned, and every
-     *      returned record is dispatched. A broker restart or an error leaves the position where
-     *      it was, so reading resumes at the next record. The one exception is a position the
-     *      broker no longer has (OffsetOutOfRange: records deleted, or the log truncated): the
-     *      partition is positioned again by timestamp, and the skip is logged and counted.
+     * (F1) No gap: a partition's position is set once, when it joins the assignment, to the first
+     *      offset whose timestamp is at least its read-back time, or to the end offset read
+     *      *before* that lookup when there is none; a record appended between the two lookups has
+     *      a later timestamp, so the second lookup finds it. From then on only poll() moves the
+     *      position, past the records it returned, and every returned record is dispatched (F4).
+     *      A broker restart or an error leaves the position where it was, so reading resumes at
+     *      the next record. The one exception is a position the broker no longer has
+     *      (OffsetOutOfRange: records deleted, or the log truncated): the partition is positioned
+     *      again by timestamp, and the skip is logged and counted.
      * (F2) Nothing completes a closed wait: the loop stops at the first record after the waits
      *      closed, and a complete() that races their close() answers nothing (KeyedWaits settles
      *      each wait once, and complete() after close() returns 0).
+     * (F3) Every partition in the consumer's assignment has a position the feed set: a partition
+     *      joins the assignment in the step that seeks it, after its lookup was answered (a
+     *      failed lookup leaves it pending and unassigned, tried again after the backoff), and
+     *      OffsetOutOfRange takes partitions out of the assignment before they are positioned
+     *      again. So poll() never meets a partition without a position, and a lookup that fails
+     *      at start (a broker restarting) costs a retry, not the partition. Positioner keeps it.
+     * (F4) Dispatch is total: each record poll() returned ends in exactly one outcome, whatever
+     *      any user code it calls throws (key and value functions, and complete(), which runs the
+     *      keys' hashCode and equals and the waits' dependent stages): any Throwable, a
+     *      StackOverflowError or an OutOfMemoryError too, is contained, counted against its record
+     *      and reported, and reporting never throws. An interrupt a stage leaves on the thread is
+     *      cleared. So no user code ends the thread, skips the rest of a batch, or leaves the
+     *      counters between two outcomes; anything else that fails in a step is a counted
+     *      consumer error, retried after the backoff.
+     *
+     * Readiness (F5) is FeedHealth's: this loop publishes the phase and the signs of life it reads.
+     * (F6) New partitions are asked of the broker (Admin describeTopics), not of the consumer's
+     *      metadata cache, which refreshes on its own schedule: a partition added to the topic is
+     *      found within one refresh interval plus a round trip, and read from its first record.
      */
 
     static final Logger LOG = LoggerFactory.getLogger(KafkaFeed.class);
 
+    private static final long BEAT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final Duration IDLE = Duration.ofMillis(50);
+
     private final String name;
-    private final String topic;
     private final Consumer<byte[], byte[]> consumer;
+    private final TopicAdmin admin;
     private final KeyedWaits<K, V> waits;
     private final Function<? super ConsumerRecord<byte[], byte[]>, ? extends K> keyOf;
     private final Function<? super ConsumerRecord<byte[], byte[]>, ? extends V> valueOf;
     private final FeedCounters counters;
+    private final FeedHealth health;
+    private final FeedErrors errors;
     private final Clock clock;
+    private final LongSupplier wallClockMs;
     private final long fromTimestampMs;
     private final long readBackMs;
-    private final LongSupplier wallClockMs;
-    private final long refreshNanos;
     private final Duration pollTimeout;
-    private final Duration apiTimeout;
-    private final ThrottledWarning mappingWarning;
-    private final ThrottledWarning consumerWarning;
+    private final Duration retryBackoff;
     private final LagTracker lag;
+    private final BrokerChecks checks;
+    private final Positioner positioner;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean stopping;
-    private long nextRefreshNanos;
-    private boolean warnedMissingTopic;
+    private long servicedNanos;
 
-    FeedLoop(KafkaFeed.Builder<K, V> b, String name, Consumer<byte[], byte[]> consumer, FeedCounters counters) {
-        this.name = name;
-        this.topic = b.topic;
+    FeedLoop(FeedConfig<K, V> config, Consumer<byte[], byte[]> consumer, TopicAdmin admin, FeedCounters counters,
+             FeedHealth health) {
+        FeedEnvironment env = config.env();
+        this.name = config.name();
         this.consumer = consumer;
-        this.waits = b.waits;
-        this.keyOf = b.keyOf;
-        this.valueOf = b.valueOf;
+        this.admin = admin;
+        this.waits = config.waits();
+        this.keyOf = config.keyOf();
+        this.valueOf = config.valueOf();
         this.counters = counters;
-        this.clock = b.clock;
-        this.wallClockMs = b.wallClockMs;
-        this.readBackMs = b.readBack.toMillis();
+        this.health = health;
+        this.clock = env.clock();
+        this.errors = new FeedErrors(name, counters, LOG, clock);
+        this.wallClockMs = env.wallClockMs();
+        this.readBackMs = config.readBack().toMillis();
         this.fromTimestampMs = Math.max(0, wallClockMs.getAsLong() - readBackMs);
-        this.refreshNanos = b.refreshInterval.toNanos();
-        this.pollTimeout = b.pollTimeout;
-        this.apiTimeout = b.apiTimeout;
-        this.mappingWarning = new ThrottledWarning(LOG, clock, TimeUnit.SECONDS.toNanos(10));
-        this.consumerWarning = new ThrottledWarning(LOG, clock, TimeUnit.SECONDS.toNanos(10));
-        this.nextRefreshNanos = clock.nanoTime();
-        this.lag = new LagTracker(counters, nextRefreshNanos);
+        this.pollTimeout = env.pollTimeout();
+        this.retryBackoff = env.retryBackoff();
+        long now = clock.nanoTime();
+        this.lag = new LagTracker(health, now);
+        this.checks = new BrokerChecks(admin, name, config.topic(), config.refreshInterval().toNanos(), health, lag,
+                errors, config.createTopic(), now);
+        this.positioner = new Positioner(consumer, admin, lag, errors, retryBackoff.toNanos());
     }
 
-    /** Asks the loop to end; the consumer's wakeup() breaks a poll or lookup under way. Any thread. */
+    /** Asks the loop to end; the consumer's wakeup() breaks a poll under way. Any thread. */
     void stop() {
         stopping = true;
         stopped.countDown();
@@ -116,52 +135,43 @@ final class FeedLoop<K, V> implements Runnable {
                     step();
                 } catch (WakeupException e) {
                     // stop() woke the consumer: the loop's condition decides
-                } catch (OffsetOutOfRangeException e) {
-                    counters.consumerError();
-                    LOG.warn("Feed '{}': positions {} are no longer on the broker (deleted or truncated);"
-                            + " those partitions are read again from {} ms ago", name,
-                            e.offsetOutOfRangePartitions(), readBackMs);
-                    reposition(e.offsetOutOfRangePartitions().keySet());
-                } catch (RuntimeException e) {
-                    counters.consumerError();
-                    consumerWarning.warn("Feed '" + name + "' could not read topic " + topic + "; it retries", e);
-                    pause(Duration.ofSeconds(1));
+                } catch (Throwable e) { // (F4) a consumer interceptor's Error included
+                    errors.consumer("could not read its topic; it retries in " + retryBackoff.toMillis() + " ms", e);
+                    pause(retryBackoff);
                 }
             }
-        } catch (Error e) {
-            LOG.error("Feed '{}' stopped by an error", name, e);
-            throw e;
+        } catch (Throwable e) {
+            LOG.error("Feed '{}' stopped by an error", name, e); // only logging is left to fail here
         } finally {
-            counters.stopped();
-            try {
-                consumer.close(CloseOptions.timeout(Duration.ZERO)); // no group, nothing to commit
-            } catch (RuntimeException e) {
-                LOG.debug("Feed '{}': closing the consumer failed", name, e);
-            }
+            health.stopped();
+            closeClients();
         }
     }
 
-    private void step() {
-        if (clock.nanoTime() - nextRefreshNanos >= 0) {
-            refresh();
-            nextRefreshNanos = clock.nanoTime() + refreshNanos;
+    /** One round: the broker's answers and the checks due, positioning, then one poll and its records. */
+    void step() {
+        long now = clock.nanoTime();
+        service(now);
+        Set<TopicPartition> found = checks.takeFound();
+        if (found != null) {
+            positioner.found(found, fromTimestampMs);
         }
+        positioner.step(now);
+        publishPhase();
         if (consumer.assignment().isEmpty()) {
-            pause(Duration.ofNanos(refreshNanos)); // no partition yet: wait for the next check
+            pause(IDLE); // nothing to read yet: the broker's answers come on the admin's thread
             return;
         }
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout);
-        counters.dispatching(clock.nanoTime());
+        ConsumerRecords<byte[], byte[]> records;
         try {
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                if (stopping || waits.isClosed()) { // (F2)
-                    return;
-                }
-                dispatch(record);
-            }
-        } finally {
-            counters.dispatched();
+            records = consumer.poll(pollTimeout);
+        } catch (OffsetOutOfRangeException e) {
+            errors.consumer("finds positions " + e.offsetOutOfRangePartitions() + " no longer on the broker (deleted"
+                    + " or truncated): it reads those partitions again from " + readBackMs + " ms ago", e);
+            positioner.lost(e.offsetOutOfRangePartitions().keySet(), Math.max(0, wallClockMs.getAsLong() - readBackMs));
+            return;
         }
+        dispatch(records);
         for (TopicPartition partition : consumer.assignment()) {
             OptionalLong behind = consumer.currentLag(partition); // the last fetch's: no remote call
             if (behind.isPresent()) {
@@ -169,103 +179,96 @@ final class FeedLoop<K, V> implements Runnable {
             }
         }
         lag.update(this::positionNow, clock.nanoTime());
+        publishPhase();
     }
 
-    /** Hands one record to the waits; a throwing mapping function costs that record only. */
+    Positioner positioner() {
+        return positioner;
+    }
+
+    private void dispatch(ConsumerRecords<byte[], byte[]> records) {
+        health.dispatching(clock.nanoTime());
+        try {
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                if (stopping || waits.isClosed()) { // (F2)
+                    return;
+                }
+                dispatch(record);
+                between(clock.nanoTime());
+            }
+        } finally {
+            health.dispatched();
+        }
+    }
+
+    /** Hands one record to the waits: exactly one outcome, whatever the user's code throws (F4). */
     private void dispatch(ConsumerRecord<byte[], byte[]> record) {
         counters.read();
-        int answered;
         try {
-            K key = keyOf.apply(record);
-            if (key == null) {
-                counters.skipped();
+            K key;
+            V value;
+            try {
+                key = keyOf.apply(record);
+                if (key == null) {
+                    counters.skipped();
+                    return;
+                }
+                value = valueOf.apply(record);
+            } catch (Throwable e) {
+                errors.mapping(record, e);
                 return;
             }
-            answered = waits.complete(key, valueOf.apply(record));
-        } catch (RuntimeException e) {
-            counters.mappingError();
-            mappingWarning.warn("Feed '" + name + "': the record at " + record.topic() + "-" + record.partition()
-                    + "@" + record.offset() + " could not be mapped to a key and value; it is skipped", e);
-            return;
+            int answered;
+            try {
+                answered = waits.complete(key, value);
+            } catch (Throwable e) {
+                errors.complete(record, e);
+                return;
+            }
+            counters.handedOver(answered);
+        } finally {
+            if (Thread.interrupted()) {
+                errors.interrupted();
+            }
         }
-        counters.handedOver(answered);
     }
 
-    /**
-     * Finds partitions not read yet (all of them on the first call), positions them (F1), and
-     * checks the end offsets of every partition: the lag, and whether the broker answers.
-     */
-    private void refresh() {
+    /** Between records: {@link #service} at most every BEAT_NANOS, so a long batch still shows progress (F5). */
+    private void between(long now) {
+        if (now - servicedNanos >= BEAT_NANOS) {
+            service(now);
+        }
+    }
+
+    /** Shows progress, takes the broker's answers and sends the checks that are due (F5). */
+    private void service(long now) {
+        servicedNanos = now;
+        health.beat(now);
         try {
-            List<PartitionInfo> infos = consumer.partitionsFor(topic, apiTimeout);
-            Set<TopicPartition> all = new HashSet<>();
-            for (PartitionInfo info : infos) {
-                all.add(new TopicPartition(info.topic(), info.partition()));
-            }
-            Set<TopicPartition> added = new HashSet<>(all);
-            added.removeAll(consumer.assignment());
-            if (all.isEmpty() && !warnedMissingTopic) {
-                LOG.warn("Feed '{}': topic {} has no partitions (does it exist?); it looks again every {} ms", name,
-                        topic, TimeUnit.NANOSECONDS.toMillis(refreshNanos));
-                warnedMissingTopic = true;
-            }
-            if (!added.isEmpty()) {
-                Set<TopicPartition> assigned = new HashSet<>(consumer.assignment());
-                assigned.addAll(added);
-                consumer.assign(assigned); // keeps the positions of the partitions it had
-                position(added, fromTimestampMs);
-                counters.partitions(assigned.size());
-            }
-            Set<TopicPartition> assigned = consumer.assignment();
-            Map<TopicPartition, Long> ends = consumer.endOffsets(assigned, apiTimeout);
-            for (TopicPartition partition : assigned) {
-                Long end = ends.get(partition);
-                OptionalLong at = positionNow(partition);
-                if (end != null && at.isPresent()) {
-                    lag.lag(partition, end - at.getAsLong());
-                }
-            }
-            lag.update(this::positionNow, clock.nanoTime());
-            counters.reachable(true);
-        } catch (RuntimeException e) {
-            if (!(e instanceof WakeupException)) {
-                counters.reachable(false);
-            }
-            throw e;
+            checks.service(now, consumer.assignment(), this::positionNow);
+        } catch (RuntimeException e) { // between records: nothing may skip the rest of the batch (F4)
+            errors.consumer("could not check the broker; it checks again at the next beat", e);
         }
     }
 
-    /** Positions again, by timestamp, partitions whose position the broker no longer has (F1). */
-    private void reposition(Collection<TopicPartition> partitions) {
-        try {
-            position(partitions, Math.max(0, wallClockMs.getAsLong() - readBackMs));
-        } catch (WakeupException e) {
-            // stop() woke the consumer
-        } catch (RuntimeException e) {
-            counters.consumerError(); // the next poll fails again on them, and this is tried again
-            consumerWarning.warn("Feed '" + name + "' could not position " + partitions + "; it retries", e);
-            pause(Duration.ofSeconds(1));
+    private void publishPhase() {
+        FeedState phase;
+        if (!checks.described()) {
+            phase = FeedState.STARTING;
+        } else if (checks.topicMissing()) {
+            phase = FeedState.TOPIC_MISSING;
+        } else if (!positioner.allPositioned()) {
+            phase = FeedState.POSITIONING;
+        } else if (positioner.readingBack(this::positionNow)) {
+            phase = FeedState.READING_BACK;
+        } else {
+            phase = FeedState.READY;
         }
+        health.partitions(consumer.assignment().size());
+        health.phase(phase);
     }
 
-    /** Seeks each partition to its first record at or after {@code timestampMs}, else to its end (F1). */
-    private void position(Collection<TopicPartition> partitions, long timestampMs) {
-        Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, apiTimeout); // before the lookup (F1)
-        Map<TopicPartition, Long> query = new HashMap<>();
-        for (TopicPartition partition : partitions) {
-            query.put(partition, timestampMs);
-        }
-        Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, apiTimeout);
-        for (TopicPartition partition : partitions) {
-            OffsetAndTimestamp first = found.get(partition);
-            long offset = first != null ? first.offset() : ends.get(partition);
-            consumer.seek(partition, offset);
-            lag.lag(partition, ends.get(partition) - offset);
-            LOG.debug("Feed '{}' reads {} from offset {}", name, partition, offset);
-        }
-    }
-
-    /** The partition's position, or empty while the consumer validates it (after a leader change). */
+    /** An assigned partition's position, or empty while the consumer validates it (after a leader change). */
     private OptionalLong positionNow(TopicPartition partition) {
         try {
             return OptionalLong.of(consumer.position(partition, Duration.ZERO));
@@ -278,8 +281,20 @@ final class FeedLoop<K, V> implements Runnable {
         try {
             stopped.await(duration.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
-            stopping = true;
-            Thread.currentThread().interrupt();
+            errors.interrupted(); // only close() stops the feed; a user's stage may interrupt this thread
+        }
+    }
+
+    private void closeClients() {
+        try {
+            consumer.close(CloseOptions.timeout(Duration.ZERO)); // no group, nothing to commit
+        } catch (RuntimeException e) {
+            LOG.debug("Feed '{}': closing the consumer failed", name, e);
+        }
+        try {
+            admin.close();
+        } catch (RuntimeException e) {
+            LOG.debug("Feed '{}': closing the admin client failed", name, e);
         }
     }
 }

@@ -7,13 +7,14 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Feeds {@link KeyedWaits} from a Kafka topic, so that a wait parked on one instance of a service
@@ -42,68 +43,93 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * partition, and resumes where it was after a broker restart or an error. Partitions added to the
  * topic are found within {@link Builder#refreshInterval} and read from their start.
  *
- * <p><b>Errors never stop it.</b> A mapping function that throws costs its record only (counted,
- * logged at most every 10 s); a broker that is down is retried. Records are read as bytes and
- * mapped by your functions, so a record that cannot be decoded is a counted mapping error, never
- * a poison pill.
+ * <p><b>Says when it is deaf.</b> {@link #isReady()} holds only while every partition is read,
+ * the read-back is done and the broker answers; {@link #state()} says why not (topic missing,
+ * broker unreachable...). It turns within 3.5 s of the broker's last answer: {@link #MAX_SILENCE},
+ * plus at most one poll (0.5 s) before the feed takes an answer.
+ *
+ * <p><b>Errors never stop it.</b> Whatever a mapping function or {@code complete} throws (an
+ * {@code Error} too) costs its record only (counted, logged at most every 10 s); a broker that is
+ * down is retried. Records are read as bytes and mapped by your functions, so a record that cannot
+ * be decoded is a counted mapping error, never a poison pill.
  *
  * <p><b>Shutdown order.</b> Close the feed before the waits. With {@link Builder#closeWaits
  * closeWaits(true)} its {@link #close()} does both, in that order. Closing the waits first is
  * harmless: the feed stops at the next record, and a closed wait is never completed.
  *
- * <p><b>Threads.</b> One thread per feed, named {@code kafka-feed-<name>}, a daemon. The waits'
- * futures complete on it, and so do their dependent stages without {@code Async}: keep those
- * short, or they slow the feed. The methods of this class are thread-safe.
+ * <p><b>Threads and clients.</b> One thread per feed, named {@code kafka-feed-<name>}, a daemon,
+ * with a consumer and an admin client (its checks and lookups). The waits' futures complete on the
+ * feed's thread, and so do their dependent stages without {@code Async}: keep those short, or they
+ * slow the feed. The methods of this class are thread-safe. Actions in a thread prior to
+ * {@code start()} happen-before the actions of the feed's thread, which happen-before the return
+ * of {@code close()} (it joins the thread, unless the thread outlives its 30 s bound).
  *
  * @param <K> the key type of the waits
  * @param <V> the event value type of the waits
  */
 public final class KafkaFeed<K, V> implements AutoCloseable {
 
-    private final Builder<K, V> config;
-    private final String name;
+    /**
+     * The longest the broker may leave the feed's checks unanswered, or the feed's thread show no
+     * progress, before the feed is not {@link #isReady() ready} (3 s). The feed checks every second.
+     */
+    public static final Duration MAX_SILENCE = Duration.ofSeconds(3);
+
+    private final FeedConfig<K, V> config;
     private final FeedCounters counters = new FeedCounters();
+    private final FeedHealth health = new FeedHealth();
     private final long lagThresholdNanos;
     private final Object lifecycle = new Object();
     private FeedLoop<K, V> loop; // guarded by lifecycle
     private Thread thread; // guarded by lifecycle
     private boolean closed; // guarded by lifecycle
 
-    private KafkaFeed(Builder<K, V> b) {
-        this.config = b;
-        this.name = b.name != null ? b.name : b.waits.name();
-        this.lagThresholdNanos = b.lagThreshold.toNanos();
+    private KafkaFeed(FeedConfig<K, V> config) {
+        this.config = config;
+        this.lagThresholdNanos = config.lagThreshold().toNanos();
     }
 
     /**
      * Starts a builder of a feed of {@code waits} from {@code topic}. The key and value types are
      * those of the waits.
+     *
+     * @throws NullPointerException if {@code waits} or {@code topic} is null
+     * @throws IllegalArgumentException if {@code topic} is blank
      */
     public static <K, V> Builder<K, V> builder(KeyedWaits<K, V> waits, String topic) {
         return new Builder<>(waits, topic);
     }
 
     /**
-     * Creates the consumer and starts the feed's thread. Returns this feed.
+     * Creates the consumer and the admin client and starts the feed's thread. Returns this feed.
      *
      * @throws IllegalStateException if the feed was started or closed, or its waits are closed
-     * @throws org.apache.kafka.common.KafkaException if the consumer's configuration is refused
+     * @throws org.apache.kafka.common.KafkaException if the clients' configuration is refused
      */
     public KafkaFeed<K, V> start() {
         synchronized (lifecycle) {
             if (closed) {
-                throw new IllegalStateException("feed '" + name + "' is closed");
+                throw new IllegalStateException("feed '" + name() + "' is closed");
             }
             if (thread != null) {
-                throw new IllegalStateException("feed '" + name + "' is started already");
+                throw new IllegalStateException("feed '" + name() + "' is started already");
             }
-            if (config.waits.isClosed()) {
-                throw new IllegalStateException("the keyed waits '" + config.waits.name() + "' are closed");
+            if (config.waits().isClosed()) {
+                throw new IllegalStateException("the keyed waits '" + config.waits().name() + "' are closed");
             }
-            Consumer<byte[], byte[]> consumer = config.consumerFactory.apply(consumerConfig());
-            counters.started(config.clock.nanoTime());
-            loop = new FeedLoop<>(config, name, consumer, counters);
-            thread = new Thread(loop, "kafka-feed-" + name);
+            FeedEnvironment env = config.env();
+            Map<String, Object> consumerConfig = config.consumerConfig();
+            Consumer<byte[], byte[]> consumer = env.consumerFactory().apply(consumerConfig);
+            TopicAdmin admin;
+            try {
+                admin = env.adminFactory().apply(consumerConfig, env.apiTimeout());
+            } catch (RuntimeException e) {
+                consumer.close(CloseOptions.timeout(Duration.ZERO));
+                throw e;
+            }
+            health.started(env.clock().nanoTime());
+            loop = new FeedLoop<>(config, consumer, admin, counters, health);
+            thread = new Thread(loop, "kafka-feed-" + name());
             thread.setDaemon(true);
             thread.start();
         }
@@ -112,28 +138,51 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
     /** A snapshot of the feed's numbers: events by outcome, errors, lag, health. */
     public FeedStats stats() {
-        return counters.snapshot(config.clock.nanoTime(), lagThresholdNanos);
+        long now = config.env().clock().nanoTime();
+        FeedState state = health.state(now);
+        return new FeedStats(counters.readCount(), counters.completedCount(), counters.noWaiterCount(),
+                counters.skippedCount(), counters.mappingErrorCount(), counters.completeErrorCount(),
+                counters.waitsAnsweredCount(), counters.consumerErrorCount(), health.partitionCount(),
+                health.lagRecords(now), health.maxPartitionLagRecords(now), health.lagging(now, lagThresholdNanos),
+                state, state != FeedState.NEW && state != FeedState.STOPPED);
     }
 
     /**
-     * The health signal: true while the feed has not reached, within the lag threshold, the end
-     * of the topic as it was when it last saw a lag (on start: until it has read back); while one
+     * The readiness signal, for a health check: true only while every partition of the topic is
+     * read, the window is read back, and the broker answers the feed's checks. False while the
+     * topic is missing, while the broker has answered no check for {@link #MAX_SILENCE} (down,
+     * unreachable; the feed takes an answer at most one poll, 0.5 s, after it came), while the
+     * feed's thread is blocked for as long, before start and after close.
+     * {@link #state()} says why. A ready feed may still be behind: see {@link #isLagging()}.
+     */
+    public boolean isReady() {
+        return state() == FeedState.READY;
+    }
+
+    /** Where the feed stands: {@link FeedState#READY}, or the reason it is not. */
+    public FeedState state() {
+        return health.state(config.env().clock().nanoTime());
+    }
+
+    /**
+     * The lag signal: true while the feed has not reached, within the lag threshold, the end of
+     * the topic as it was when it last saw a lag (on start: until it has read back); while one
      * batch of records has taken longer than the threshold (a mapping function or a dependent
-     * stage blocks the feed's thread); or when the broker did not answer its last check. A lagging
-     * feed answers waits late.
+     * stage blocks the feed's thread); and while the broker does not answer
+     * ({@link FeedState#UNREACHABLE}, {@link FeedState#STALLED}). A lagging feed answers waits late.
      */
     public boolean isLagging() {
-        return counters.lagging(config.clock.nanoTime(), lagThresholdNanos);
+        return health.lagging(config.env().clock().nanoTime(), lagThresholdNanos);
     }
 
     /** The feed's name: its thread's and its meters' (by default the waits' name). */
     public String name() {
-        return name;
+        return config.name();
     }
 
     /** The topic the feed reads. */
     public String topic() {
-        return config.topic;
+        return config.topic();
     }
 
     /**
@@ -162,11 +211,12 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             }
             if (running.isAlive()) {
                 FeedLoop.LOG.warn("Feed '{}': its thread did not end within 30 s (a dependent stage blocks it?)",
-                        name);
+                        name());
             }
         }
-        if (config.closeWaits) {
-            config.waits.close();
+        health.stopped();
+        if (config.closeWaits()) {
+            config.waits().close();
         }
     }
 
@@ -174,73 +224,76 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
         return counters;
     }
 
-    private Map<String, Object> consumerConfig() {
-        Map<String, Object> props = new HashMap<>(config.consumerProperties);
-        props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "kafka-feed-" + name);
-        props.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, (int) config.refreshInterval.toMillis());
-        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none"); // the feed positions every partition itself
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        return props;
+    FeedHealth health() {
+        return health;
+    }
+
+    long clockNanos() {
+        return config.env().clock().nanoTime();
+    }
+
+    FeedConfig<K, V> config() {
+        return config;
     }
 
     /**
      * Builds a {@link KafkaFeed}: {@link #bootstrapServers} (or the consumer property),
-     * {@link #key} and {@link #value} are required. Not thread-safe.
+     * {@link #key} and {@link #value} are required. Each setting is checked when it is given. Not
+     * thread-safe; {@link #build()} takes a snapshot, so later changes reach no feed built before.
      *
      * @param <K> the key type of the waits
      * @param <V> the event value type of the waits
      */
     public static final class Builder<K, V> {
-        final KeyedWaits<K, V> waits;
-        final String topic;
-        final Map<String, Object> consumerProperties = new HashMap<>();
-        Function<? super ConsumerRecord<byte[], byte[]>, ? extends K> keyOf;
-        Function<? super ConsumerRecord<byte[], byte[]>, ? extends V> valueOf;
-        String name;
-        Duration readBack;
-        Duration lagThreshold = Duration.ofSeconds(10);
-        Duration refreshInterval = Duration.ofSeconds(10);
-        boolean closeWaits;
-        // for tests
-        Duration pollTimeout = Duration.ofMillis(500);
-        Duration apiTimeout = Duration.ofSeconds(5);
-        Clock clock = Clock.system();
-        LongSupplier wallClockMs = System::currentTimeMillis;
-        Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory = KafkaConsumer::new;
+        private final KeyedWaits<K, V> waits;
+        private final String topic;
+        private final Map<String, Object> consumerProperties = new HashMap<>();
+        private Function<? super ConsumerRecord<byte[], byte[]>, ? extends K> keyOf;
+        private Function<? super ConsumerRecord<byte[], byte[]>, ? extends V> valueOf;
+        private String name;
+        private Duration readBack;
+        private Duration lagThreshold = Duration.ofSeconds(10);
+        private Duration refreshInterval = Duration.ofSeconds(10);
+        private boolean closeWaits;
+        private BrokerChecks.TopicSpec createTopic;
+        // the environment (FeedEnvironment.real()'s parts), replaced by tests
+        private Clock clock = Clock.system();
+        private LongSupplier wallClockMs = System::currentTimeMillis;
+        private Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory = KafkaConsumer::new;
+        private BiFunction<Map<String, Object>, Duration, TopicAdmin> adminFactory = KafkaTopicAdmin::create;
+        private Duration pollTimeout = Duration.ofMillis(500);
+        private Duration apiTimeout = Duration.ofSeconds(5);
+        private Duration retryBackoff = Duration.ofSeconds(1);
 
         Builder(KeyedWaits<K, V> waits, String topic) {
             this.waits = Objects.requireNonNull(waits, "waits");
-            this.topic = Objects.requireNonNull(topic, "topic");
-            if (topic.isBlank()) {
-                throw new IllegalArgumentException("topic must not be blank: '" + topic + "'");
-            }
+            this.topic = FeedConfig.checkTopic(topic);
             this.readBack = waits.retentionWindow();
         }
 
-        /** The brokers to bootstrap from: the consumer's {@code bootstrap.servers}. */
+        /**
+         * The brokers to bootstrap from: the consumer's {@code bootstrap.servers}.
+         *
+         * @throws IllegalArgumentException if {@code servers} is blank
+         */
         public Builder<K, V> bootstrapServers(String servers) {
-            Objects.requireNonNull(servers, "servers");
-            return consumerProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
+            String checked = FeedConfig.checkNotBlank("bootstrapServers", servers);
+            return consumerProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, checked);
         }
 
         /**
          * A property of the feed's consumer (security, fetch sizes, {@code client.id}...). The feed
-         * sets some itself: no {@code group.id}, no auto commit, {@code auto.offset.reset=none},
-         * byte-array deserializers, no auto-created topics; by default {@code read_committed}.
+         * sets some itself, and refuses them here: no {@code group.id}, no auto commit,
+         * {@code auto.offset.reset=none}, byte-array deserializers, no auto-created topics. By
+         * default it reads {@code read_committed}.
          *
-         * @throws IllegalArgumentException for {@code group.id}: the feed reads every partition itself
+         * @throws IllegalArgumentException for {@code group.id} (the feed reads every partition
+         *         itself) or another property the feed sets itself, or a value the consumer would
+         *         refuse (the message names the property and the value)
          */
         public Builder<K, V> consumerProperty(String key, Object value) {
-            Objects.requireNonNull(key, "key");
-            if (key.equals(ConsumerConfig.GROUP_ID_CONFIG)) {
-                throw new IllegalArgumentException("group.id must not be set: every instance's feed reads every"
-                        + " partition, with no group: " + value);
-            }
-            consumerProperties.put(key, Objects.requireNonNull(value, "value"));
+            FeedConfig.checkConsumerProperty(key, value);
+            consumerProperties.put(key, value);
             return this;
         }
 
@@ -259,9 +312,13 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             return this;
         }
 
-        /** The feed's name, for its thread, logs and meters (default: the waits' name). */
+        /**
+         * The feed's name, for its thread, logs and meters (default: the waits' name).
+         *
+         * @throws IllegalArgumentException if {@code feedName} is blank
+         */
         public Builder<K, V> name(String feedName) {
-            this.name = Objects.requireNonNull(feedName, "name");
+            this.name = FeedConfig.checkNotBlank("name", feedName);
             return this;
         }
 
@@ -270,13 +327,10 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * {@link KeyedWaits#retentionWindow() retention window}; zero reads only what comes after
          * the start).
          *
-         * @throws IllegalArgumentException if {@code readBack} is negative
+         * @throws IllegalArgumentException if {@code readBack} is negative or over 100 years
          */
         public Builder<K, V> readBack(Duration readBack) {
-            if (readBack.isNegative()) {
-                throw new IllegalArgumentException("readBack must be >= 0: " + readBack);
-            }
-            this.readBack = readBack;
+            this.readBack = FeedConfig.checkDuration("readBack", readBack, Duration.ZERO, Duration.ofDays(36_500));
             return this;
         }
 
@@ -284,27 +338,42 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
          * How long the feed may take to reach the end of the topic it saw before it counts as
          * lagging (default 10 s). See {@link KafkaFeed#isLagging()}.
          *
-         * @throws IllegalArgumentException if {@code threshold} is negative
+         * @throws IllegalArgumentException if {@code threshold} is negative or over 24 days
          */
         public Builder<K, V> lagThreshold(Duration threshold) {
-            if (threshold.isNegative()) {
-                throw new IllegalArgumentException("lagThreshold must be >= 0: " + threshold);
-            }
-            this.lagThreshold = threshold;
+            this.lagThreshold = FeedConfig.checkDuration("lagThreshold", threshold, Duration.ZERO,
+                    Duration.ofDays(24));
             return this;
         }
 
         /**
-         * How often the feed looks for new partitions and checks the end offsets with the broker
-         * (default 10 s; also the consumer's {@code metadata.max.age.ms} unless you set it).
+         * How often the feed asks the broker for the topic's partitions (default 10 s): a partition
+         * added to the topic is found within this interval (and a round trip) and read from its
+         * first record. The broker's liveness is checked every second regardless.
          *
-         * @throws IllegalArgumentException if {@code interval} is not positive
+         * @throws IllegalArgumentException if {@code interval} is not 1 ms to 24 days
          */
         public Builder<K, V> refreshInterval(Duration interval) {
-            if (interval.isNegative() || interval.isZero() || interval.toMillis() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("refreshInterval must be 1 ms to 24 days: " + interval);
+            this.refreshInterval = FeedConfig.checkDuration("refreshInterval", interval, Duration.ofMillis(1),
+                    Duration.ofDays(24));
+            return this;
+        }
+
+        /**
+         * Creates the topic, with {@code partitions} partitions and {@code replicationFactor}
+         * replicas, when the broker says it does not exist (default: never; the feed waits for it).
+         * A topic another instance created first is taken as it is.
+         *
+         * @throws IllegalArgumentException if {@code partitions} or {@code replicationFactor} is below 1
+         */
+        public Builder<K, V> createTopicIfMissing(int partitions, short replicationFactor) {
+            if (partitions < 1) {
+                throw new IllegalArgumentException("partitions must be >= 1: " + partitions);
             }
-            this.refreshInterval = interval;
+            if (replicationFactor < 1) {
+                throw new IllegalArgumentException("replicationFactor must be >= 1: " + replicationFactor);
+            }
+            this.createTopic = new BrokerChecks.TopicSpec(partitions, replicationFactor);
             return this;
         }
 
@@ -326,25 +395,11 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             if (!consumerProperties.containsKey(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
                 throw new IllegalStateException("bootstrapServers(...) is required");
             }
-            return new KafkaFeed<>(copy()); // later changes to this builder do not reach the feed
-        }
-
-        private Builder<K, V> copy() {
-            Builder<K, V> b = new Builder<>(waits, topic);
-            b.consumerProperties.putAll(consumerProperties);
-            b.keyOf = keyOf;
-            b.valueOf = valueOf;
-            b.name = name;
-            b.readBack = readBack;
-            b.lagThreshold = lagThreshold;
-            b.refreshInterval = refreshInterval;
-            b.closeWaits = closeWaits;
-            b.pollTimeout = pollTimeout;
-            b.apiTimeout = apiTimeout;
-            b.clock = clock;
-            b.wallClockMs = wallClockMs;
-            b.consumerFactory = consumerFactory;
-            return b;
+            FeedEnvironment env = new FeedEnvironment(clock, wallClockMs, consumerFactory, adminFactory, pollTimeout,
+                    apiTimeout, retryBackoff);
+            return new KafkaFeed<>(new FeedConfig<>(waits, topic, name != null ? name : waits.name(),
+                    consumerProperties, keyOf, valueOf, readBack, lagThreshold, refreshInterval, closeWaits,
+                    createTopic, env));
         }
 
         Builder<K, V> clock(Clock testClock) {
@@ -362,9 +417,15 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             return this;
         }
 
-        Builder<K, V> timeouts(Duration poll, Duration api) {
+        Builder<K, V> adminFactory(BiFunction<Map<String, Object>, Duration, TopicAdmin> factory) {
+            this.adminFactory = factory;
+            return this;
+        }
+
+        Builder<K, V> timeouts(Duration poll, Duration api, Duration retry) {
             this.pollTimeout = poll;
             this.apiTimeout = api;
+            this.retryBackoff = retry;
             return this;
         }
     }

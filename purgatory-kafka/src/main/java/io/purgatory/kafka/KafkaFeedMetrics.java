@@ -18,12 +18,15 @@ import java.util.function.ToDoubleFunction;
  *
  * <ul>
  *   <li>{@code purgatory.feed.events{outcome}}: records read, by outcome: {@code completed} (answered
- *       at least one wait), {@code no_waiter}, {@code skipped} (null key), {@code mapping_error};
- *       their sum is the records read;</li>
+ *       at least one wait), {@code no_waiter}, {@code skipped} (null key), {@code mapping_error}
+ *       (the key or value function threw), {@code complete_error} (the waits' {@code complete}
+ *       threw); their sum is the records read;</li>
  *   <li>{@code purgatory.feed.waits.answered}: waits answered by the feed's events;</li>
- *   <li>{@code purgatory.feed.consumer.errors}: errors of the consumer, each retried;</li>
+ *   <li>{@code purgatory.feed.consumer.errors}: errors of the consumer or of a lookup, each retried;</li>
+ *   <li>{@code purgatory.feed.ready}: 1 while {@link KafkaFeed#isReady()}, else 0 (a gauge);</li>
  *   <li>{@code purgatory.feed.lag} and {@code purgatory.feed.lag.max}: records behind the end of
- *       the topic, summed and on the most behind partition (gauges);</li>
+ *       the topic, summed and on the most behind partition (gauges); NaN while the feed cannot
+ *       know them (not ready nor reading back: the broker silent, the topic missing...);</li>
  *   <li>{@code purgatory.feed.lagging}: 1 while {@link KafkaFeed#isLagging()}, else 0;</li>
  *   <li>{@code purgatory.feed.partitions}: partitions read.</li>
  * </ul>
@@ -50,17 +53,26 @@ public final class KafkaFeedMetrics implements MeterBinder, AutoCloseable {
         events(registry, tags, "no_waiter", FeedCounters::noWaiterCount);
         events(registry, tags, "skipped", FeedCounters::skippedCount);
         events(registry, tags, "mapping_error", FeedCounters::mappingErrorCount);
+        events(registry, tags, "complete_error", FeedCounters::completeErrorCount);
         meters.add(FunctionCounter.builder("purgatory.feed.waits.answered", c, FeedCounters::waitsAnsweredCount)
                 .baseUnit("waits").description("Waits answered by the feed's events").tags(tags).register(registry));
         meters.add(FunctionCounter.builder("purgatory.feed.consumer.errors", c, FeedCounters::consumerErrorCount)
-                .baseUnit("errors").description("Errors of the feed's consumer, each retried").tags(tags)
+                .baseUnit("errors").description("Errors of the feed's consumer or lookups, each retried").tags(tags)
                 .register(registry));
-        gauge(registry, tags, "purgatory.feed.lag", "records", "Records behind the end of the topic",
-                counters -> counters.lagRecords());
-        gauge(registry, tags, "purgatory.feed.lag.max", "records", "Records behind on the most behind partition",
-                counters -> counters.maxPartitionLagRecords());
-        gauge(registry, tags, "purgatory.feed.partitions", "partitions", "Partitions the feed reads",
-                counters -> counters.partitionCount());
+        FeedHealth health = feed.health();
+        meters.add(Gauge.builder("purgatory.feed.ready", feed, f -> f.isReady() ? 1 : 0)
+                .description("1 while the feed reads every partition, has read back and hears the broker, else 0")
+                .tags(tags).strongReference(true).register(registry));
+        meters.add(Gauge.builder("purgatory.feed.lag", feed, f -> known(f.health().lagRecords(f.clockNanos())))
+                .baseUnit("records").description("Records behind the end of the topic; NaN while unknown")
+                .tags(tags).strongReference(true).register(registry));
+        meters.add(Gauge.builder("purgatory.feed.lag.max", feed,
+                        f -> known(f.health().maxPartitionLagRecords(f.clockNanos())))
+                .baseUnit("records").description("Records behind on the most behind partition; NaN while unknown")
+                .tags(tags).strongReference(true).register(registry));
+        meters.add(Gauge.builder("purgatory.feed.partitions", health, FeedHealth::partitionCount)
+                .baseUnit("partitions").description("Partitions the feed reads").tags(tags).strongReference(true)
+                .register(registry));
         meters.add(Gauge.builder("purgatory.feed.lagging", feed, f -> f.isLagging() ? 1 : 0)
                 .description("1 while the feed lags beyond its threshold or misses the broker, else 0")
                 .tags(tags).strongReference(true).register(registry));
@@ -83,9 +95,7 @@ public final class KafkaFeedMetrics implements MeterBinder, AutoCloseable {
                 .register(registry));
     }
 
-    private void gauge(MeterRegistry registry, Tags tags, String meter, String unit, String description,
-                       ToDoubleFunction<FeedCounters> value) {
-        meters.add(Gauge.builder(meter, feed.counters(), value).baseUnit(unit).description(description).tags(tags)
-                .strongReference(true).register(registry));
+    private static double known(long records) {
+        return records < 0 ? Double.NaN : records;
     }
 }

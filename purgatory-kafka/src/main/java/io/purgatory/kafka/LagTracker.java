@@ -14,21 +14,27 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class LagTracker {
 
-    private final FeedCounters counters;
+    private final FeedHealth health;
     private final Map<TopicPartition, Long> lags = new HashMap<>();
     private final Map<TopicPartition, Long> targets = new HashMap<>();
     private long roundStartNanos;
     private boolean first = true;
 
     /** Starts behind, from {@code startNanos}: the first round ends at the end offsets of the first check. */
-    LagTracker(FeedCounters counters, long startNanos) {
-        this.counters = counters;
+    LagTracker(FeedHealth health, long startNanos) {
+        this.health = health;
         this.roundStartNanos = startNanos;
     }
 
     /** Records {@code partition}'s lag: records between its position and its end offset. */
     void lag(TopicPartition partition, long records) {
         lags.put(partition, Math.max(0, records));
+    }
+
+    /** Forgets {@code partition}, positioned again: its lag and its target come with its next position. */
+    void forget(TopicPartition partition) {
+        lags.remove(partition);
+        targets.remove(partition);
     }
 
     /**
@@ -42,7 +48,7 @@ final class LagTracker {
             total += lag;
             max = Math.max(max, lag);
         }
-        counters.lag(total, max);
+        health.lag(total, max);
         targets.entrySet().removeIf(target -> {
             OptionalLong at = position.apply(target.getKey());
             return at.isPresent() && at.getAsLong() >= target.getValue();
@@ -60,6 +66,6 @@ final class LagTracker {
             roundStartNanos = nowNanos;
         }
         first = false;
-        counters.behind(!targets.isEmpty(), roundStartNanos);
+        health.behind(!targets.isEmpty(), roundStartNanos);
     }
 }

@@ -2,11 +2,13 @@ package io.purgatory.kafka;
 
 import io.purgatory.timer.Clock;
 import org.slf4j.Logger;
+import org.slf4j.event.Level;
 
 /**
  * A warning that repeats at most once per interval: the first occurrence is logged with its
- * error, later ones within the interval are counted and reported with the next line logged. Used
- * by one thread (the feed's).
+ * error, later ones within the interval are counted and reported with the next line logged. The
+ * line is at WARN, or at ERROR when the error is a {@link VirtualMachineError} (a stack overflow,
+ * memory exhausted). Used by one thread (the feed's).
  */
 final class ThrottledWarning {
 
@@ -23,17 +25,18 @@ final class ThrottledWarning {
         this.intervalNanos = intervalNanos;
     }
 
-    /** Logs {@code message} and {@code error} at WARN, unless a line was logged within the interval. */
+    /** Logs {@code message} and {@code error}, unless a line was logged within the interval. */
     void warn(String message, Throwable error) {
         long now = clock.nanoTime();
         if (logged && now - lastNanos < intervalNanos) {
             suppressed++;
             return;
         }
+        Level level = error instanceof VirtualMachineError ? Level.ERROR : Level.WARN;
         if (suppressed > 0) {
-            log.warn("{} ({} more like it since the last warning)", message, suppressed, error);
+            log.atLevel(level).setCause(error).log("{} ({} more like it since the last warning)", message, suppressed);
         } else {
-            log.warn(message, error);
+            log.atLevel(level).setCause(error).log(message);
         }
         logged = true;
         lastNanos = now;

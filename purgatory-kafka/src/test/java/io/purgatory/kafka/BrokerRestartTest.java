@@ -34,7 +34,8 @@ class BrokerRestartTest {
 
     private static void streamThroughRestarts(int events, int restarts) throws Exception {
         String topic = SharedBroker.newTopic("restart", 3);
-        try (Instance a = Instance.start("a", topic, Duration.ofSeconds(60), null);
+        try (LogCapture log = new LogCapture(KafkaFeed.class);
+             Instance a = Instance.start("a", topic, Duration.ofSeconds(60), null);
              Instance b = Instance.start("b", topic, Duration.ofSeconds(60), null)) {
             List<CompletableFuture<String>> waits = new ArrayList<>();
             for (int i = 0; i < events; i++) {
@@ -77,6 +78,8 @@ class BrokerRestartTest {
             assertThat(b.feed.stats().eventsRead()).isEqualTo(events);
             assertThat(b.feed.stats().eventsNoWaiter()).isEqualTo(events);
             assertThat(a.feed.stats().running()).isTrue();
+            assertThat(log.events()).as("only the broker's absence is logged").allSatisfy(e -> assertThat(
+                    e.getFormattedMessage()).containsAnyOf("could not check", "could not read", "could not look up"));
         }
     }
 

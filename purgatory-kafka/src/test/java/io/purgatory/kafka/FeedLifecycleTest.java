@@ -163,14 +163,15 @@ class FeedLifecycleTest {
                 assertThat(feed.stats().partitions()).isEqualTo(2);
                 assertThat(log.events()).singleElement().satisfies(e -> {
                     assertThat(e.getLevel()).isEqualTo(Level.WARN);
-                    assertThat(e.getFormattedMessage()).contains(topic, "has no partitions");
+                    assertThat(e.getFormattedMessage()).contains(topic, "does not exist");
                 });
             }
         }
     }
 
     static long outcomes(FeedStats stats) {
-        return stats.eventsCompleted() + stats.eventsNoWaiter() + stats.eventsSkipped() + stats.mappingErrors();
+        return stats.eventsCompleted() + stats.eventsNoWaiter() + stats.eventsSkipped() + stats.mappingErrors()
+                + stats.completeErrors();
     }
 
     private static KafkaFeed.Builder<String, String> feed(KeyedWaits<String, String> waits, String topic) {

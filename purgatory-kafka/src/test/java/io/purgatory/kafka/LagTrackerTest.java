@@ -16,33 +16,34 @@ class LagTrackerTest {
     private static final TopicPartition P0 = new TopicPartition("t", 0);
     private static final TopicPartition P1 = new TopicPartition("t", 1);
 
-    private final FeedCounters counters = new FeedCounters();
+    private final FeedHealth health = new FeedHealth();
     private final Map<TopicPartition, Long> positions = new HashMap<>();
     private long now = -5; // near zero, to cross it
 
     @Test
     void aFeedIsBehindFromItsStartUntilItReachesTheEndItFirstSaw() {
-        counters.started(now);
-        LagTracker lag = new LagTracker(counters, now);
-        assertThat(counters.lagging(now + THRESHOLD, THRESHOLD)).as("never checked: behind since the start").isTrue();
+        health.started(now);
+        health.phase(FeedState.READY);
+        LagTracker lag = new LagTracker(health, now);
+        assertThat(lagging(now + THRESHOLD, THRESHOLD)).as("never checked: behind since the start").isTrue();
 
         positions.put(P0, 0L);
         positions.put(P1, 0L);
         lag.lag(P0, 100);
         lag.lag(P1, 50);
         lag.update(this::position, now += 1_000);
-        assertThat(counters.lagRecords()).isEqualTo(150);
-        assertThat(counters.maxPartitionLagRecords()).isEqualTo(100);
-        assertThat(counters.lagging(-5 + THRESHOLD - 1, THRESHOLD)).isFalse();
-        assertThat(counters.lagging(-5 + THRESHOLD, THRESHOLD)).as("the first round began at the start").isTrue();
+        assertThat(lagRecords()).isEqualTo(150);
+        assertThat(maxPartitionLagRecords()).isEqualTo(100);
+        assertThat(lagging(-5 + THRESHOLD - 1, THRESHOLD)).isFalse();
+        assertThat(lagging(-5 + THRESHOLD, THRESHOLD)).as("the first round began at the start").isTrue();
 
         positions.put(P0, 100L);
         positions.put(P1, 50L);
         lag.lag(P0, 0);
         lag.lag(P1, 0);
         lag.update(this::position, now += THRESHOLD);
-        assertThat(counters.lagRecords()).isZero();
-        assertThat(counters.lagging(now + THRESHOLD * 5, THRESHOLD)).isFalse();
+        assertThat(lagRecords()).isZero();
+        assertThat(lagging(now + THRESHOLD * 5, THRESHOLD)).isFalse();
     }
 
     @Test
@@ -54,9 +55,9 @@ class LagTrackerTest {
             lag.update(this::position, now += TimeUnit.SECONDS.toNanos(1));
             position += 5;
             positions.put(P0, position);
-            assertThat(counters.lagging(now + THRESHOLD / 2, THRESHOLD)).isFalse();
+            assertThat(lagging(now + THRESHOLD / 2, THRESHOLD)).isFalse();
         }
-        assertThat(counters.lagRecords()).isEqualTo(5);
+        assertThat(lagRecords()).isEqualTo(5);
     }
 
     @Test
@@ -71,8 +72,7 @@ class LagTrackerTest {
             lag.update(this::position, now += TimeUnit.SECONDS.toNanos(1));
         }
         assertThat(now - roundStart).isGreaterThanOrEqualTo(THRESHOLD);
-        assertThat(counters.lagging(now, THRESHOLD)).isTrue();
-        assertThat(counters.snapshot(now, THRESHOLD).lagging()).isTrue();
+        assertThat(lagging(now, THRESHOLD)).isTrue();
     }
 
     @Test
@@ -82,30 +82,55 @@ class LagTrackerTest {
         lag.update(this::position, now += 1);
         positions.remove(P0); // the consumer validates the position after a broker restart
         lag.update(this::position, now += THRESHOLD);
-        assertThat(counters.lagging(now, THRESHOLD)).isTrue();
+        assertThat(lagging(now, THRESHOLD)).isTrue();
         positions.put(P0, 10L);
         lag.lag(P0, 0);
         lag.update(this::position, now += 1);
-        assertThat(counters.lagging(now, THRESHOLD)).isFalse();
+        assertThat(lagging(now, THRESHOLD)).isFalse();
     }
 
     @Test
-    void aBrokerThatDoesNotAnswerTheCheckIsLaggingAtOnce() {
+    void aBrokerSilentForLongerThanTheLimitMakesTheFeedLaggingAndItsLagUnknown() {
         start();
-        counters.reachable(false);
-        assertThat(counters.lagging(now, THRESHOLD)).isTrue();
-        counters.reachable(true);
-        assertThat(counters.lagging(now, THRESHOLD)).isFalse();
+        health.answered(now);
+        long silentUntil = now + FeedHealth.MAX_SILENCE_NANOS;
+        health.beat(silentUntil + 1);
+        assertThat(health.lagging(silentUntil, THRESHOLD)).isFalse();
+        assertThat(health.lagging(silentUntil + 1, THRESHOLD)).isTrue();
+        assertThat(health.lagRecords(silentUntil + 1)).isEqualTo(-1);
+        health.answered(silentUntil + 1);
+        assertThat(health.lagging(silentUntil + 1, THRESHOLD)).isFalse();
+        assertThat(health.lagRecords(silentUntil + 1)).isZero();
     }
 
     private LagTracker start() {
-        counters.started(now);
-        LagTracker lag = new LagTracker(counters, now);
+        health.started(now);
+        health.phase(FeedState.READY);
+        LagTracker lag = new LagTracker(health, now);
         positions.put(P0, 0L);
         lag.lag(P0, 0);
         lag.update(this::position, now);
-        assertThat(counters.lagging(now + THRESHOLD, THRESHOLD)).isFalse();
+        assertThat(lagging(now + THRESHOLD, THRESHOLD)).isFalse();
         return lag;
+    }
+
+    /** Whether the feed lags at {@code at}, the broker and the thread alive until then. */
+    private boolean lagging(long at, long threshold) {
+        health.beat(at);
+        health.answered(at);
+        return health.lagging(at, threshold);
+    }
+
+    private long lagRecords() {
+        health.beat(now);
+        health.answered(now);
+        return health.lagRecords(now);
+    }
+
+    private long maxPartitionLagRecords() {
+        health.beat(now);
+        health.answered(now);
+        return health.maxPartitionLagRecords(now);
     }
 
     private OptionalLong position(TopicPartition partition) {
