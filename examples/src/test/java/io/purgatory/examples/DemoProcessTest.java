@@ -2,6 +2,7 @@ package io.purgatory.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.testsupport.Eventually;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

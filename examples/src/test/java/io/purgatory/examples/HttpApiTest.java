@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.purgatory.KeyedWaits;
+import io.purgatory.testsupport.Eventually;
 import io.purgatory.timer.DaemonThreads;
 import java.io.IOException;
 import java.net.URI;

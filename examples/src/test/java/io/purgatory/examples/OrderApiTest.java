@@ -7,6 +7,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.purgatory.KeyedWaits;
 import io.purgatory.micrometer.MicrometerMetrics;
+import io.purgatory.testsupport.Eventually;
 import io.purgatory.timer.DaemonThreads;
 import java.io.IOException;
 import java.net.URI;

@@ -3,6 +3,7 @@ package io.purgatory.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import io.purgatory.testsupport.Eventually;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -2,6 +2,8 @@ package io.purgatory.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.testsupport.Eventually;
+import io.purgatory.testsupport.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.purgatory.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.testsupport.Eventually;
 import io.purgatory.timer.ManualClock;
 import java.time.Duration;
 import java.util.Map;

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import io.purgatory.KeyedWaits;
+import io.purgatory.testsupport.Eventually;
+import io.purgatory.testsupport.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.KeyedWaits;
+import io.purgatory.testsupport.Eventually;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import ch.qos.logback.classic.Level;
 import io.purgatory.KeyedWaits;
 import io.purgatory.WaitTimeoutException;
+import io.purgatory.testsupport.Eventually;
+import io.purgatory.testsupport.LogCapture;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

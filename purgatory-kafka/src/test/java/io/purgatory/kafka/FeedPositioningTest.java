@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import io.purgatory.KeyedWaits;
 import io.purgatory.WaitTimeoutException;
+import io.purgatory.testsupport.Eventually;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualClock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.KeyedWaits;
+import io.purgatory.testsupport.Eventually;
+import io.purgatory.testsupport.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

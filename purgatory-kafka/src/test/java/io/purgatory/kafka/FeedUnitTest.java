@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import ch.qos.logback.classic.Level;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.KeyedWaits;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualClock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -3,6 +3,7 @@ package io.purgatory.kafka;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.purgatory.KeyedWaits;
+import io.purgatory.testsupport.Eventually;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
 import java.util.Map;

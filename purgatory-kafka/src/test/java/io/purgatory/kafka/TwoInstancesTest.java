@@ -3,6 +3,7 @@ package io.purgatory.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.purgatory.WaitTimeoutException;
+import io.purgatory.testsupport.Eventually;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
