@@ -9,13 +9,9 @@ import io.purgatory.timer.TimerTask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The machinery under every purgatory facade: submission, the visits of a key's watchers, the
@@ -40,15 +36,11 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
      * (N3) close marks `closed`, then sweeps every list. A submission that links after the sweep
      *      read its list sees the mark before its second try and settles itself as close would.
      * (N4) close returns once every operation the sweep found settled has finished (O5) and no
-     *      expiry of this engine is in flight on another thread, or after CLOSE_WAIT_NANOS.
+     *      expiry of this engine is in flight on another thread, or after CloseSweep.CLOSE_WAIT_NANOS.
      *      It never waits for work on its own stack (InProgress): a close from a callback or a
      *      try would wait for itself.
      */
 
-    /** The longest {@link #close()} waits for callbacks running elsewhere (N4). */
-    static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
-
-    private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
     private static final WatcherList.Visitor CHECK = (op, ignored) -> OperationState.check(op);
 
     private final String name;
@@ -59,9 +51,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     private final boolean ownsRuntime;
     /** The runtime's timer, or null if operations are not timed. */
     private final Timer timer;
-    private final int maxPending;
-    /** Slots taken (N1); null without a bound. */
-    private final AtomicInteger slots;
+    private final Admission admission;
     private final Outcome closeOutcome;
     private final OperationErrorHandler errorHandler;
     private final PurgatoryCounters counters = new PurgatoryCounters();
@@ -94,8 +84,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         Clock clock = runtime.clock();
         this.metrics = new MetricsBinding(name, counters, clock);
         this.purgePolicy = new PurgePolicy(name, lists, counters, clock, settings.purgeInterval);
-        this.maxPending = settings.maxPending;
-        this.slots = settings.maxPending > 0 ? new AtomicInteger() : null;
+        this.admission = new Admission(name, settings.maxPending, counters);
         this.closeOutcome = switch (settings.closePolicy) {
             case EXPIRE -> Outcome.EXPIRED;
             case COMPLETE -> Outcome.COMPLETED;
@@ -151,11 +140,11 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         }
         OperationState.checkSubmittable(op, op.state); // a misuse is not a capacity rejection
         runtime.startDriver(); // before anything is admitted: a thread that cannot start leaves nothing behind
-        takeSlot();
+        admission.take();
         try {
             OperationState.claimForSubmission(op, this);
         } catch (RuntimeException | Error misuse) { // submitted or settled by another thread since the check
-            freeSlot();
+            admission.free();
             throw misuse;
         }
         boolean completed;
@@ -234,7 +223,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         if (timer != null) {
             op.unschedule();
         }
-        freeSlot();
+        admission.free();
         return true;
     }
 
@@ -270,7 +259,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     @Override
     public void settled(DelayedOperation op, Outcome outcome, long state) {
-        freeSlot(); // (N1)
+        admission.free(); // (N1)
         if (timer != null) {
             op.unschedule();
         }
@@ -323,10 +312,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     }
 
     PurgatoryStats stats() {
-        return new PurgatoryStats(name, pending(), entries(), keys(), counters.completedWatched(),
-                counters.completedAtOnce(), counters.settled(Outcome.EXPIRED), counters.settled(Outcome.CANCELLED),
-                counters.callbackErrorTotal(), counters.rejectedCount(), counters.purgeCount(),
-                counters.expirationsRefusedCount());
+        return counters.snapshot(name);
     }
 
     boolean hasMetrics() {
@@ -364,7 +350,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             if (ownsRuntime) {
                 runtime.close(); // stops the reaper at once, then its own timer and executor
             }
-            awaitFinished(sweep());
+            CloseSweep.awaitFinished(CloseSweep.sweep(lists, closeOutcome), expiring, this);
             try {
                 closeFacade.run();
             } catch (RuntimeException | Error facadeFailure) {
@@ -374,47 +360,6 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         } finally {
             closeLock.unlock();
         }
-    }
-
-    /** Settles every submitted operation on the lists by the close policy (N2, N3); returns those it found. */
-    private List<DelayedOperation> sweep() {
-        List<DelayedOperation> found = new ArrayList<>();
-        for (WatcherList list : lists) {
-            for (DelayedOperation op : list.operations()) {
-                found.add(op);
-                OperationState.settleIfSubmitted(op, closeOutcome);
-            }
-        }
-        return found;
-    }
-
-    /** Waits until the swept operations and the expiries in flight have finished, at most CLOSE_WAIT_NANOS (N4). */
-    private void awaitFinished(List<DelayedOperation> swept) {
-        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
-        InProgress progress = InProgress.current();
-        for (DelayedOperation op : swept) {
-            while (OperationState.isBeingFinishedByAHolder(op.state) && !progress.holdsClaim(op)) {
-                if (!pause(deadline)) {
-                    return;
-                }
-            }
-        }
-        int own = progress.expiriesOf(this);
-        while (expiring.get() > own) {
-            if (!pause(deadline)) {
-                return;
-            }
-        }
-    }
-
-    private boolean pause(long deadline) {
-        if (System.nanoTime() - deadline >= 0) {
-            LOG.warn("Purgatory '{}': close() waited {} s for callbacks running on other threads and returns;"
-                    + " they finish there", name, TimeUnit.NANOSECONDS.toSeconds(CLOSE_WAIT_NANOS));
-            return false;
-        }
-        LockSupport.parkNanos(this, TimeUnit.MICROSECONDS.toNanos(100));
-        return true;
     }
 
     // ---- for the runtime, the facades and tests ----
@@ -466,20 +411,6 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     private WatcherList listFor(Object key) {
         return lists[listIndex(key)];
-    }
-
-    private void takeSlot() {
-        if (slots != null && slots.incrementAndGet() > maxPending) {
-            slots.decrementAndGet();
-            counters.rejected();
-            throw new PurgatoryFullException(name, maxPending);
-        }
-    }
-
-    private void freeSlot() {
-        if (slots != null) {
-            slots.decrementAndGet();
-        }
     }
 
     /**

@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 
 /**
- * What the public builders ({@link PurgatoryBuilder}, {@link KeyedWaits.Builder}) collect for an
+ * What the public builders ({@link PurgatoryBuilder}, {@link KeyedWaitsBuilder}) collect for an
  * {@link Engine}: each setting validated as it is given, naming the argument and the value, and
  * the conflicts between them checked once at build. Not thread-safe, as the builders.
  */

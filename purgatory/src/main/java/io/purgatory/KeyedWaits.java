@@ -1,7 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.timer.Clock;
-import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
 import java.util.Collection;
@@ -44,7 +42,7 @@ import java.util.function.Predicate;
  * {@code closed()} is true, or the fallback; or cancelled). Whatever ends
  * it, the wait leaves its keys and the timer at once: nothing stays pending until its timeout.
  *
- * <p><b>Early events</b> ({@link Builder#retainEvents}): the last value handed over for each key is
+ * <p><b>Early events</b> ({@link KeyedWaitsBuilder#retainEvents}): the last value handed over for each key is
  * kept for a window, so a wait registered within that window completes at once with it, if its
  * predicate accepts it. This closes the race in which the event beats the wait. Without retention,
  * an event answers only the waits registered when it arrives.
@@ -70,24 +68,24 @@ public final class KeyedWaits<K, V> implements Purgatory {
     private final WatcherList.Visitor offer = (op, value) -> offer(op, value, KeyedWait.NO_POSITION);
     private final WatcherList.Visitor fail = KeyedWaits::fail;
 
-    private KeyedWaits(Builder b) {
-        if (b.settings.closePolicy == ClosePolicy.COMPLETE) {
+    /** Waits with {@code settings}, retaining early events for {@code retainWindowMs} if positive. */
+    KeyedWaits(EngineSettings settings, long retainWindowMs, int retainMaxEntries) {
+        if (settings.closePolicy == ClosePolicy.COMPLETE) {
             throw new IllegalArgumentException("closePolicy COMPLETE has no value to complete a keyed wait with:"
                     + " use EXPIRE (the timeout's answer) or CANCEL");
         }
-        this.engine = new Engine(b.settings, this::dropRetained);
+        this.engine = new Engine(settings, this::dropRetained);
         Timer timer = engine.timer();
-        this.retention = b.retainWindowMs > 0 ? new EventRetention<>(b.retainWindowMs, b.retainMaxEntries, timer)
-                : null;
-        engine.bindAtBuild(b.settings.metrics, retention);
+        this.retention = retainWindowMs > 0 ? new EventRetention<>(retainWindowMs, retainMaxEntries, timer) : null;
+        engine.bindAtBuild(settings.metrics, retention);
     }
 
     /**
      * Starts a builder of keyed waits named {@code name} (the name of its purgatory and meters).
      * The key and value types come from the variable {@code build()} is assigned to.
      */
-    public static Builder builder(String name) {
-        return new Builder(name);
+    public static KeyedWaitsBuilder builder(String name) {
+        return new KeyedWaitsBuilder(name);
     }
 
     /** Waits at most {@code timeout} for the next event on {@code key}, else fails with a {@link TimeoutException}. */
@@ -365,121 +363,6 @@ public final class KeyedWaits<K, V> implements Purgatory {
          */
         public CompletableFuture<V> await(Duration timeout) {
             return waits.submit(key, keys, timeout, until, fallback, atLeast);
-        }
-    }
-
-    /**
-     * Builds {@link KeyedWaits}. Defaults are those of {@link PurgatoryBuilder} (its own timer and
-     * reaper), except the close policy, which may be {@code EXPIRE} (default) or {@code CANCEL};
-     * no early events. Not thread-safe.
-     */
-    public static final class Builder {
-        private final EngineSettings settings;
-        private long retainWindowMs;
-        private int retainMaxEntries;
-
-        Builder(String name) {
-            this.settings = new EngineSettings(name);
-        }
-
-        /**
-         * Keeps the last event of each key for {@code window}, at most {@code maxEntries} keys (the
-         * oldest event goes first), so a wait registered within the window completes at once.
-         *
-         * @throws IllegalArgumentException if {@code window} is not positive or {@code maxEntries} is below 1
-         */
-        public Builder retainEvents(Duration window, int maxEntries) {
-            long windowMs = Durations.toMillis(window, "window");
-            if (windowMs <= 0) {
-                throw new IllegalArgumentException("window must be positive: " + window);
-            }
-            if (maxEntries < 1) {
-                throw new IllegalArgumentException("maxEntries must be >= 1: " + maxEntries);
-            }
-            this.retainWindowMs = windowMs;
-            this.retainMaxEntries = maxEntries;
-            return this;
-        }
-
-        /**
-         * Uses {@code timer} instead of an own one (not closed by the waits). A {@link ManualTimer}
-         * is advanced by the test, so no reaper thread is started for it: due waits are answered
-         * on the test's thread before {@code advanceClock} returns.
-         */
-        public Builder timer(Timer timer) {
-            settings.timer(timer);
-            return this;
-        }
-
-        /**
-         * Runs the waits on {@code runtime}'s timer, driver thread and expiration executor, shared
-         * with the other purgatories and waits built on it (see {@link PurgatoryRuntime}).
-         */
-        public Builder runtime(PurgatoryRuntime runtime) {
-            settings.runtime(runtime);
-            return this;
-        }
-
-        /**
-         * The clock of the own timer and of the duration metrics (see {@link PurgatoryBuilder#clock}:
-         * a {@link io.purgatory.timer.ManualClock} is refused; use {@link #timer} with a
-         * {@link ManualTimer} for tests).
-         */
-        public Builder clock(Clock clock) {
-            settings.clock(clock);
-            return this;
-        }
-
-        /**
-         * Binds the metrics with {@code factory} when the waits are built: the purgatory's and,
-         * with {@code retainEvents}, the retention's (see {@link MetricsSource#retainsEvents()}).
-         */
-        public Builder metrics(MetricsRecorderFactory factory) {
-            settings.metrics(factory);
-            return this;
-        }
-
-        /** Receives the errors of predicates and of the waits' callbacks (default: the process-wide handler). */
-        public Builder errorHandler(OperationErrorHandler errorHandler) {
-            settings.errorHandler(errorHandler);
-            return this;
-        }
-
-        /** At most this many pending waits; beyond, {@code await} throws {@link PurgatoryFullException}. */
-        public Builder maxPending(int maxPending) {
-            settings.maxPending(maxPending);
-            return this;
-        }
-
-        /** {@code EXPIRE} (default: answered as at the timeout) or {@code CANCEL}; {@code COMPLETE} is refused. */
-        public Builder closePolicy(ClosePolicy closePolicy) {
-            settings.closePolicy(closePolicy);
-            return this;
-        }
-
-        /** Shards of the key space (see {@link PurgatoryBuilder#shards}). */
-        public Builder shards(int shards) {
-            settings.shards(shards);
-            return this;
-        }
-
-        /**
-         * Builds the waits, typed by the variable (or the parameter, or the return type) the result
-         * goes to: {@code KeyedWaits<OrderId, Payment> w = KeyedWaits.builder("x").build();}. With
-         * {@code var} nothing states the types: the result then takes no key and no value, so the
-         * first {@code await} or {@code complete} on it does not compile, instead of accepting an
-         * {@code Integer} key in one place and a {@code String} in another.
-         *
-         * @param <W> the waits' type, as the target gives it
-         * @throws IllegalArgumentException if settings conflict (see {@link PurgatoryBuilder#build()}),
-         *         or the close policy is {@code COMPLETE}
-         * @throws IllegalStateException if the runtime given is closed
-         */
-        // W is bounded by a final class, so it is KeyedWaits<K, V> for the target's K and V: the cast is sound,
-        // and a W left to its bound (var) is the point: waits that take no key or value.
-        @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
-        public <W extends KeyedWaits<?, ?>> W build() {
-            return (W) new KeyedWaits<>(this);
         }
     }
 }

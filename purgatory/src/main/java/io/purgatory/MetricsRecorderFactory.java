@@ -2,7 +2,7 @@ package io.purgatory;
 
 /**
  * Binds purgatories to a metrics system: given to {@link PurgatoryBuilder#metrics},
- * {@link KeyedWaits.Builder#metrics} or {@code bindMetrics} on a built purgatory, it is called once
+ * {@link KeyedWaitsBuilder#metrics} or {@code bindMetrics} on a built purgatory, it is called once
  * per purgatory, registers what it wants to publish from the {@link MetricsSource}, and returns the
  * recorder of that purgatory's durations.
  *

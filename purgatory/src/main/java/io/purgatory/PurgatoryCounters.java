@@ -188,6 +188,13 @@ final class PurgatoryCounters {
         return total;
     }
 
+    /** A snapshot for {@code stats()}; each read O(1). */
+    PurgatoryStats snapshot(String name) {
+        return new PurgatoryStats(name, toInt(pending()), toInt(entries()), toInt(keys()), completedWatched(),
+                completedAtOnce(), settled(Outcome.EXPIRED), settled(Outcome.CANCELLED), callbackErrorTotal(),
+                rejectedCount(), purgeCount(), expirationsRefusedCount());
+    }
+
     static int toInt(long v) {
         return v > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.max(v, 0);
     }

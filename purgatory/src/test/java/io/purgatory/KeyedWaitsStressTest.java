@@ -148,7 +148,7 @@ class KeyedWaitsStressTest {
         }
 
         void execute() throws Exception {
-            KeyedWaits.Builder builder = KeyedWaits.builder(name).shards(8);
+            KeyedWaitsBuilder builder = KeyedWaits.builder(name).shards(8);
             if (retain) {
                 builder.retainEvents(Duration.ofMillis(50), KEYS / 2); // windows end and events are evicted
             }

@@ -53,6 +53,44 @@ class KeyedWaitsTypingTest {
     }
 
     @Test
+    void build_assignedWithVarAndNoTypes_theFirstAwaitOrCompleteDoesNotCompile() throws Exception {
+        List<String> errors = compile("""
+                import io.purgatory.KeyedWaits;
+                import java.time.Duration;
+                class User {
+                    void use() {
+                        var waits = KeyedWaits.builder("orders").build();
+                        waits.await(42, Duration.ofSeconds(1));
+                        waits.complete("42", "paid");
+                    }
+                }
+                """);
+        assertThat(errors).as("an Integer key in one place and a String in another must not both compile")
+                .hasSize(2);
+    }
+
+    @Test
+    void build_typedByAParameterOrAReturnType_compilesWithoutAWitness() throws Exception {
+        List<String> errors = compile("""
+                import io.purgatory.KeyedWaits;
+                class User {
+                    KeyedWaits<String, Long> make() {
+                        return KeyedWaits.builder("returned").build();
+                    }
+
+                    void take(KeyedWaits<Integer, String> waits) {
+                    }
+
+                    void use() {
+                        take(KeyedWaits.builder("argument").build());
+                        KeyedWaits<?, ?> any = KeyedWaits.builder("wildcard").build();
+                    }
+                }
+                """);
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
     void aLongEventForAnIntegerKeyDoesNotCompile() throws Exception {
         List<String> errors = compile("""
                 import io.purgatory.KeyedWaits;

@@ -1,6 +1,7 @@
 package io.purgatory.bench;
 
 import io.purgatory.KeyedWaits;
+import io.purgatory.KeyedWaitsBuilder;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
@@ -15,7 +16,7 @@ final class OursKeyedWaits<K, V> implements KeyedWaitsUnderTest<K, V> {
     private final KeyedWaits<K, V> waits;
 
     OursKeyedWaits(String name, boolean retainEvents) {
-        KeyedWaits.Builder builder = KeyedWaits.builder(name);
+        KeyedWaitsBuilder builder = KeyedWaits.builder(name);
         if (retainEvents) {
             builder.retainEvents(RETAIN_WINDOW, RETAIN_MAX);
         }

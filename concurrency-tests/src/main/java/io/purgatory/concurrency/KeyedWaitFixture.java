@@ -1,6 +1,7 @@
 package io.purgatory.concurrency;
 
 import io.purgatory.KeyedWaits;
+import io.purgatory.KeyedWaitsBuilder;
 import io.purgatory.PurgatoryStats;
 import io.purgatory.timer.ManualTimer;
 import java.util.concurrent.CancellationException;
@@ -37,12 +38,12 @@ abstract class KeyedWaitFixture {
     private final AtomicInteger answers = new AtomicInteger();
 
     /** Keyed waits on {@code timer}, built from {@code builder} (its timer is set here). */
-    KeyedWaitFixture(KeyedWaits.Builder builder) {
+    KeyedWaitFixture(KeyedWaitsBuilder builder) {
         this.waits = builder.timer(timer).build();
     }
 
     /** Keyed waits named "race" on {@code shards} shards. */
-    static KeyedWaits.Builder builder(int shards) {
+    static KeyedWaitsBuilder builder(int shards) {
         return KeyedWaits.builder("race").shards(shards);
     }
 

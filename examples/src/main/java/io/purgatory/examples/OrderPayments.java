@@ -1,6 +1,7 @@
 package io.purgatory.examples;
 
 import io.purgatory.KeyedWaits;
+import io.purgatory.KeyedWaitsBuilder;
 import io.purgatory.PurgatoryStats;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,7 +42,7 @@ public final class OrderPayments implements AutoCloseable {
      * Builds the waits from {@code waits} (its name, meters, a manual timer in tests...), keeping
      * each payment for {@code earlyPaymentWindow} so that a wait registered within it still gets it.
      */
-    public OrderPayments(KeyedWaits.Builder waits, Duration earlyPaymentWindow) {
+    public OrderPayments(KeyedWaitsBuilder waits, Duration earlyPaymentWindow) {
         this.waits = waits.retainEvents(earlyPaymentWindow, MAX_EARLY_PAYMENTS).build();
     }
 

@@ -3,6 +3,7 @@ package io.purgatory.kafka;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.purgatory.KeyedWaits;
+import io.purgatory.KeyedWaitsBuilder;
 import io.purgatory.testsupport.Eventually;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
@@ -44,7 +45,7 @@ final class Instance implements AutoCloseable {
 
     static Instance start(String name, String topic, Duration window, ManualTimer timer,
                           UnaryOperator<KafkaFeed.Builder<String, String>> options) {
-        KeyedWaits.Builder builder = KeyedWaits.builder(name).retainEvents(window, 100_000);
+        KeyedWaitsBuilder builder = KeyedWaits.builder(name).retainEvents(window, 100_000);
         if (timer != null) {
             builder.timer(timer);
         }

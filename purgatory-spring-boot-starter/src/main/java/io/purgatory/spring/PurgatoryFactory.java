@@ -4,6 +4,7 @@ import io.purgatory.ClosePolicy;
 import io.purgatory.DelayedOperation;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.KeyedWaits;
+import io.purgatory.KeyedWaitsBuilder;
 import io.purgatory.MetricsRecorderFactory;
 import io.purgatory.PurgatoryBuilder;
 import io.purgatory.PurgatoryRuntime;
@@ -52,8 +53,8 @@ public final class PurgatoryFactory {
      * close policy of {@code complete} is not applied: keyed waits have no value to complete with,
      * and keep {@code expire}.
      */
-    public KeyedWaits.Builder keyedWaits(String name) {
-        KeyedWaits.Builder builder = KeyedWaits.builder(name).runtime(runtime)
+    public KeyedWaitsBuilder keyedWaits(String name) {
+        KeyedWaitsBuilder builder = KeyedWaits.builder(name).runtime(runtime)
                 .shards(properties.getShards())
                 .maxPending(properties.getMaxPending());
         if (properties.getClosePolicy() != ClosePolicy.COMPLETE) {

@@ -1,0 +1,122 @@
+package io.purgatory;
+
+import io.purgatory.timer.Clock;
+import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.Timer;
+import java.time.Duration;
+
+/**
+ * Builds {@link KeyedWaits}: {@code KeyedWaits<OrderId, Payment> waits = KeyedWaits.builder("payments")
+ * .retainEvents(Duration.ofSeconds(30), 100_000).build();}. Defaults are those of
+ * {@link PurgatoryBuilder} (its own timer and reaper), except the close policy, which may be
+ * {@code EXPIRE} (default) or {@code CANCEL}; no early events. Not thread-safe.
+ */
+public final class KeyedWaitsBuilder {
+    private final EngineSettings settings;
+    private long retainWindowMs;
+    private int retainMaxEntries;
+
+    KeyedWaitsBuilder(String name) {
+        this.settings = new EngineSettings(name);
+    }
+
+    /**
+     * Keeps the last event of each key for {@code window}, at most {@code maxEntries} keys (the
+     * oldest event goes first), so a wait registered within the window completes at once.
+     *
+     * @throws IllegalArgumentException if {@code window} is not positive or {@code maxEntries} is below 1
+     */
+    public KeyedWaitsBuilder retainEvents(Duration window, int maxEntries) {
+        long windowMs = Durations.toMillis(window, "window");
+        if (windowMs <= 0) {
+            throw new IllegalArgumentException("window must be positive: " + window);
+        }
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("maxEntries must be >= 1: " + maxEntries);
+        }
+        this.retainWindowMs = windowMs;
+        this.retainMaxEntries = maxEntries;
+        return this;
+    }
+
+    /**
+     * Uses {@code timer} instead of an own one (not closed by the waits). A {@link ManualTimer}
+     * is advanced by the test, so no reaper thread is started for it: due waits are answered
+     * on the test's thread before {@code advanceClock} returns.
+     */
+    public KeyedWaitsBuilder timer(Timer timer) {
+        settings.timer(timer);
+        return this;
+    }
+
+    /**
+     * Runs the waits on {@code runtime}'s timer, driver thread and expiration executor, shared
+     * with the other purgatories and waits built on it (see {@link PurgatoryRuntime}).
+     */
+    public KeyedWaitsBuilder runtime(PurgatoryRuntime runtime) {
+        settings.runtime(runtime);
+        return this;
+    }
+
+    /**
+     * The clock of the own timer and of the duration metrics (see {@link PurgatoryBuilder#clock}:
+     * a {@link io.purgatory.timer.ManualClock} is refused; use {@link #timer} with a
+     * {@link ManualTimer} for tests).
+     */
+    public KeyedWaitsBuilder clock(Clock clock) {
+        settings.clock(clock);
+        return this;
+    }
+
+    /**
+     * Binds the metrics with {@code factory} when the waits are built: the purgatory's and,
+     * with {@code retainEvents}, the retention's (see {@link MetricsSource#retainsEvents()}).
+     */
+    public KeyedWaitsBuilder metrics(MetricsRecorderFactory factory) {
+        settings.metrics(factory);
+        return this;
+    }
+
+    /** Receives the errors of predicates and of the waits' callbacks (default: the process-wide handler). */
+    public KeyedWaitsBuilder errorHandler(OperationErrorHandler errorHandler) {
+        settings.errorHandler(errorHandler);
+        return this;
+    }
+
+    /** At most this many pending waits; beyond, {@code await} throws {@link PurgatoryFullException}. */
+    public KeyedWaitsBuilder maxPending(int maxPending) {
+        settings.maxPending(maxPending);
+        return this;
+    }
+
+    /** {@code EXPIRE} (default: answered as at the timeout) or {@code CANCEL}; {@code COMPLETE} is refused. */
+    public KeyedWaitsBuilder closePolicy(ClosePolicy closePolicy) {
+        settings.closePolicy(closePolicy);
+        return this;
+    }
+
+    /** Shards of the key space (see {@link PurgatoryBuilder#shards}). */
+    public KeyedWaitsBuilder shards(int shards) {
+        settings.shards(shards);
+        return this;
+    }
+
+    /**
+     * Builds the waits, typed by the variable (or the parameter, or the return type) the result
+     * goes to: {@code KeyedWaits<OrderId, Payment> w = KeyedWaits.builder("x").build();}. With
+     * {@code var} nothing states the types: the result then takes no key and no value, so the
+     * first {@code await} or {@code complete} on it does not compile, instead of accepting an
+     * {@code Integer} key in one place and a {@code String} in another.
+     *
+     * @param <W> the waits' type, as the target gives it
+     * @throws IllegalArgumentException if settings conflict (see {@link PurgatoryBuilder#build()}),
+     *         or the close policy is {@code COMPLETE}
+     * @throws IllegalStateException if the runtime given is closed
+     */
+    // W is bounded by a final class, so it is KeyedWaits<K, V> for the target's K and V: the cast is sound,
+    // and a W left to its bound (var) is the point: waits that take no key or value.
+    @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
+    public <W extends KeyedWaits<?, ?>> W build() {
+        return (W) new KeyedWaits<>(settings, retainWindowMs, retainMaxEntries);
+    }
+}
