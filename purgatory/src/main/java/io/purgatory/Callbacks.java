@@ -23,6 +23,9 @@ final class Callbacks {
      *      once instead (deeper, but never lost).
      * (Q2) onExpiration runs after onComplete even if onComplete threw: each callback is its own
      *      call into UserCode, which lets nothing escape (U1).
+     * (Q3) A close's settles run their callbacks at once even inside a running callback (one level
+     *      deeper, never more: the settles those callbacks make are queued as in Q1), so the
+     *      close returns with its answers out.
      */
 
     private static final ThreadLocal<Callbacks> CURRENT = ThreadLocal.withInitial(Callbacks::new);
@@ -54,6 +57,21 @@ final class Callbacks {
             if (outermost) {
                 callbacks.running = false;
             }
+        }
+    }
+
+    /** True iff callbacks are running on this thread. */
+    static boolean isRunning() {
+        return CURRENT.get().running;
+    }
+
+    /** Runs {@code op}'s callbacks for {@code outcome} before returning, inside a running callback too (Q3). */
+    static void runNow(DelayedOperation op, Outcome outcome) {
+        Callbacks callbacks = CURRENT.get();
+        if (!callbacks.running) {
+            run(op, outcome);
+        } else {
+            invoke(op, outcome);
         }
     }
 

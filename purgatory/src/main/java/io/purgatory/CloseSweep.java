@@ -2,6 +2,7 @@ package io.purgatory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -30,7 +31,7 @@ final class CloseSweep {
         for (WatcherList list : lists) {
             for (DelayedOperation op : list.operations()) {
                 found.add(op);
-                OperationState.settleIfSubmitted(op, outcome);
+                OperationState.settleNow(op, outcome);
             }
         }
         return found;
@@ -56,6 +57,18 @@ final class CloseSweep {
             if (!pause(deadline, owner)) {
                 return;
             }
+        }
+    }
+
+    /** Waits, at most CLOSE_WAIT_NANOS, for another close to count {@code closedFully} down (N5). */
+    static void await(CountDownLatch closedFully, Owner owner) {
+        try {
+            if (!closedFully.await(CLOSE_WAIT_NANOS, TimeUnit.NANOSECONDS)) {
+                LOG.warn("Purgatory '{}': close() waited {} s for a close on another thread and returns",
+                        owner.name(), TimeUnit.NANOSECONDS.toSeconds(CLOSE_WAIT_NANOS));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -20,7 +20,8 @@ import java.util.function.BooleanSupplier;
  *
  * <p>The future completes on the thread that settles the operation (a {@code checkAndComplete}
  * caller, an expiration thread, or {@code close()}); use the {@code *Async} stages to move work
- * elsewhere. The condition is called on one thread at a time, never once the operation is settled,
+ * elsewhere. The condition is called on one thread at a time, never on an operation already settled
+ * (a cancel or expiry from another thread may still land while it runs),
  * with no library lock held; it must be quick and non-blocking;
  * if it throws, it counts as "not yet" and the error goes to the purgatory's error handler.
  */

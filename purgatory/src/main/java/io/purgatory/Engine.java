@@ -9,6 +9,7 @@ import io.purgatory.timer.TimerTask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -39,6 +40,11 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
      *      expiry of this engine is in flight on another thread, or after CloseSweep.CLOSE_WAIT_NANOS.
      *      It never waits for work on its own stack (InProgress): a close from a callback or a
      *      try would wait for itself.
+     * (N5) Only the first close does the work, holding no lock while it joins the reaper; another
+     *      waits for it (bounded), unless it may be what the first waits for (the driver, a
+     *      thread in a try, a callback or an expiry). A close that stopped part way (a
+     *      StackOverflowError from the caller's own deep stack) leaves `swept` clear, and the
+     *      next close sweeps again: settles are idempotent.
      */
 
     private static final WatcherList.Visitor CHECK = (op, ignored) -> OperationState.check(op);
@@ -63,6 +69,10 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     private final ReentrantLock closeLock = new ReentrantLock();
     /** Expiries of this engine's operations running now (N4). */
     private final AtomicInteger expiring = new AtomicInteger();
+    /** Counted down when the first close has done its work, or stopped part way (N5). */
+    private final CountDownLatch closedFully = new CountDownLatch(1);
+    /** Set once a close swept every list; until then another close sweeps again (N5). */
+    private volatile boolean swept;
 
     /**
      * An engine with {@code settings} (checked for conflicts), registered on its runtime. Metrics
@@ -141,18 +151,30 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         OperationState.checkSubmittable(op, op.state); // a misuse is not a capacity rejection
         runtime.startDriver(); // before anything is admitted: a thread that cannot start leaves nothing behind
         admission.take();
+        InProgress progress = InProgress.current();
+        progress.enterCheck(); // a submission's tries are a check of their own (O4)
         try {
-            OperationState.claimForSubmission(op, this);
+            return submitAdmitted(op, key, keys, positions, progress);
+        } finally {
+            progress.exitCheck();
+        }
+    }
+
+    /** The submission once its slot is taken: the claim, the four steps, and the undo if they fail (N1, N2). */
+    private boolean submitAdmitted(DelayedOperation op, Object key, Object[] keys, long[] positions,
+                                   InProgress progress) {
+        try {
+            OperationState.claimForSubmission(op, this, progress);
         } catch (RuntimeException | Error misuse) { // submitted or settled by another thread since the check
             admission.free();
             throw misuse;
         }
         boolean completed;
         try {
-            completed = submitClaimed(op, key, keys, positions);
+            completed = submitClaimed(op, key, keys, positions, progress);
         } catch (RuntimeException | Error failure) {
             boolean undone = undo(op);
-            OperationState.release(op); // finishes a settle that landed meanwhile (N2)
+            OperationState.release(op, progress); // finishes a settle that landed meanwhile (N2)
             if (undone) {
                 throw failure;
             }
@@ -160,13 +182,14 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
                     + " stands", failure);
             return false;
         }
-        boolean retried = OperationState.release(op); // retries asked for, a settle made meanwhile
+        boolean retried = OperationState.release(op, progress); // retries asked for, a settle made meanwhile
         return completed || retried;
     }
 
     /** Kafka's four steps, the submission's claim held: no other thread tries the operation meanwhile. */
-    private boolean submitClaimed(DelayedOperation op, Object key, Object[] keys, long[] positions) {
-        if (OperationState.tryOnce(op)) { // 1. try
+    private boolean submitClaimed(DelayedOperation op, Object key, Object[] keys, long[] positions,
+                                  InProgress progress) {
+        if (OperationState.tryOnce(op, progress)) { // 1. try
             return true;
         }
         if (op.isCompleted()) {
@@ -183,7 +206,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         long now = metrics.isBound() ? metrics.now() : UserCode.NO_TIME;
         OperationState.markWatched(op, now != UserCode.NO_TIME, now);
         counters.watched(n);
-        if (OperationState.tryOnce(op)) { // 3. try again
+        if (OperationState.tryOnce(op, progress)) { // 3. try again
             return true;
         }
         if (timer != null && !op.isCompleted()) { // 4. the timeout
@@ -204,6 +227,8 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             } else {
                 list.watch(op, key, alone);
             }
+        } catch (KeyReentryException reentry) { // this call came from inside a key's method (K9)
+            throw reentry;
         } catch (RuntimeException keyFailure) { // its hashCode or equals threw after passing validation (K8)
             throw new IllegalArgumentException("watch key at index " + index + " failed while the operation was"
                     + " being watched (its hashCode or equals threw): " + keyFailure, keyFailure);
@@ -231,12 +256,23 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     /** Tries every operation watching {@code key} when the call starts; returns how many this call completed. */
     int check(Object key) {
-        return visit(key, Visit.ALL, 0L, null, CHECK);
+        return checkAt(key, Visit.ALL, 0L);
     }
 
     /** Tries those watching {@code key} plainly and those {@code position} reaches for the first time. */
     int check(Object key, long position) {
-        return visit(key, Visit.NEWLY_REACHED, position, null, CHECK);
+        return checkAt(key, Visit.NEWLY_REACHED, position);
+    }
+
+    /** A check: the span of this thread's bound on tries that its own checks ask for (O4). */
+    private int checkAt(Object key, Visit mode, long position) {
+        InProgress progress = InProgress.current();
+        progress.enterCheck();
+        try {
+            return visit(key, mode, position, null, CHECK);
+        } finally {
+            progress.exitCheck();
+        }
     }
 
     /** Hands {@code event} to {@code visitor} with each operation on {@code key} that {@code mode} selects. */
@@ -326,12 +362,12 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
      */
     void bindMetrics(MetricsRecorderFactory factory, EventReadings events) {
         Objects.requireNonNull(factory, "factory");
-        closeLock.lock(); // against close(): a recorder bound after it would never be closed
+        closeLock.lock(); // against close's mark: a recorder bound after it would never be closed
         try {
             if (closed.get()) {
                 throw new IllegalStateException("purgatory '" + name + "' is closed");
             }
-            metrics.bind(factory, events);
+            metrics.bind(factory, events, closed::get);
         } finally {
             closeLock.unlock();
         }
@@ -341,25 +377,54 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     @Override
     public void close() {
-        closeLock.lock(); // a concurrent close() returns only once the first has settled everything
+        boolean first;
+        closeLock.lock(); // against bindMetrics: a recorder bound after the mark would never be closed
         try {
-            if (!closed.compareAndSet(false, true)) {
-                return; // closed already, or called again from a callback settled by this close
-            }
-            runtime.leave(this); // its purge policy no longer runs
-            if (ownsRuntime) {
-                runtime.close(); // stops the reaper at once, then its own timer and executor
-            }
-            CloseSweep.awaitFinished(CloseSweep.sweep(lists, closeOutcome), expiring, this);
-            try {
-                closeFacade.run();
-            } catch (RuntimeException | Error facadeFailure) {
-                UserCode.log(name, "closing what it holds besides its operations failed", facadeFailure);
-            }
-            metrics.close();
+            first = closed.compareAndSet(false, true);
         } finally {
             closeLock.unlock();
         }
+        if (first) {
+            try {
+                runtime.leave(this); // its purge policy no longer runs
+                if (ownsRuntime) {
+                    runtime.close(); // stops the reaper at once, then its own timer and executor
+                }
+                sweepAndAwait();
+            } finally {
+                closedFully.countDown();
+            }
+            return;
+        }
+        if (mayWaitForAnotherClose()) { // (N5)
+            CloseSweep.await(closedFully, this);
+        }
+        if (!swept) { // the first close stopped part way (N5)
+            sweepAndAwait();
+        }
+    }
+
+    /** Settles what the lists hold and waits for the answers (N3, N4); then the facade's resources and the meters. */
+    private void sweepAndAwait() {
+        CloseSweep.awaitFinished(CloseSweep.sweep(lists, closeOutcome), expiring, this);
+        swept = true;
+        try {
+            closeFacade.run();
+        } catch (RuntimeException | Error facadeFailure) {
+            UserCode.log(name, "closing what it holds besides its operations failed", facadeFailure);
+        }
+        metrics.close();
+    }
+
+    /**
+     * Whether this thread may wait for a close running on another: not if the other may be waiting
+     * for this thread (the runtime's driver, which an own runtime's close joins; a thread in a
+     * try, a callback or an expiry of a purgatory).
+     */
+    private boolean mayWaitForAnotherClose() {
+        InProgress progress = InProgress.current();
+        return !runtime.isDriverThread() && !progress.holdsAnyClaim() && progress.expiriesOf(this) == 0
+                && !Callbacks.isRunning();
     }
 
     // ---- for the runtime, the facades and tests ----

@@ -4,6 +4,7 @@ import io.purgatory.timer.Clock;
 import io.purgatory.timer.Timer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * A purgatory's binding to a metrics system: bound at most once, closed once, and what it records
@@ -17,6 +18,8 @@ final class MetricsBinding {
     private final Clock clock;
     /** Null until bound, and again once closed; written by the engine under its close lock. */
     private volatile MetricsRecorder recorder;
+    /** True while a factory creates the recorder: a bind from inside it is refused. Under the close lock. */
+    private boolean binding;
 
     MetricsBinding(String name, PurgatoryCounters counters, Clock clock) {
         this.name = name;
@@ -34,19 +37,36 @@ final class MetricsBinding {
     }
 
     /**
-     * Binds with {@code factory}, reading {@code events} too if not null. Whatever the factory
-     * throws reaches the caller, and nothing is bound.
+     * Binds with {@code factory}, reading {@code events} too if not null; the engine's close lock
+     * is held. Whatever the factory throws reaches the caller, and nothing is bound. A factory that
+     * calls back into the purgatory cannot bind twice or bind a closed one: a bind from inside
+     * it is refused, and a recorder created while the purgatory closed is closed and refused.
      *
-     * @throws IllegalStateException if bound already
+     * @throws IllegalStateException if bound already, if called from inside a factory, or if
+     *         {@code closed} says the purgatory closed meanwhile
      */
-    void bind(MetricsRecorderFactory factory, EventReadings events) {
+    void bind(MetricsRecorderFactory factory, EventReadings events, BooleanSupplier closed) {
         Objects.requireNonNull(factory, "factory");
+        if (binding) {
+            throw new IllegalStateException("metrics of purgatory '" + name + "' are being bound: a"
+                    + " MetricsRecorderFactory must not bind them again from inside create");
+        }
         if (recorder != null) {
             throw new IllegalStateException("metrics of purgatory '" + name + "' are already bound");
         }
-        MetricsRecorder created = factory.create(new MetricsSource(name, counters, events));
-        recorder = Objects.requireNonNull(created, () -> "the MetricsRecorderFactory " + factory
-                + " returned no recorder");
+        binding = true;
+        MetricsRecorder created;
+        try {
+            created = factory.create(new MetricsSource(name, counters, events));
+        } finally {
+            binding = false;
+        }
+        Objects.requireNonNull(created, () -> "the MetricsRecorderFactory " + factory + " returned no recorder");
+        if (closed.getAsBoolean()) {
+            UserCode.closeRecorder(created, name);
+            throw new IllegalStateException("purgatory '" + name + "' closed while its metrics were being bound");
+        }
+        recorder = created;
     }
 
     /** Records the settle of a watched operation of word {@code state}; lateness for an expiry not made by a close. */

@@ -12,8 +12,8 @@ final class OperationState {
     /*
      * Implementation notes.
      *
-     * The word: bits 0-1 the outcome (0 while pending, else Outcome.ordinal() + 1); bits 2-7 the
-     * flags below; bits 8-63 the watch time in microseconds, modulo 2^56 (about 2,284 years).
+     * The word: bits 0-1 the outcome (0 while pending, else Outcome.ordinal() + 1); bits 2-8 the
+     * flags below; bits 9-63 the watch time in microseconds, modulo 2^55 (about 1,142 years).
      *
      * (O1) The outcome leaves 0 exactly once, by the CAS in settle, and is never cleared.
      * (O2) A try runs only under the claim: TRYING, set by a CAS on a pending word without it, so
@@ -25,10 +25,13 @@ final class OperationState {
      *      the holder tries again while RETRY is set and the operation is pending. The checker's
      *      state change happens-before its CAS of RETRY, which the holder's next CAS reads: no
      *      wake-up from another thread is lost, and no thread waits for another's try.
-     * (O4) A check made by the holder's own thread from inside its try (a tryComplete that checks
-     *      its own keys, directly or through a callback it runs) sets SELF_RETRY instead. The
-     *      holder honours at most MAX_SELF_RETRIES of those per claim, so an operation whose try
-     *      always checks its own keys is tried a bounded number of times, not for ever.
+     * (O4) A check made by a thread that holds the claim (a tryComplete that checks its own keys,
+     *      directly or through a callback it runs) sets SELF_RETRY instead, and an operation this
+     *      thread claims while it holds another's claim is a nested one: across the outermost
+     *      check (or submission) on this thread, each operation is tried at most
+     *      MAX_TRIES_PER_CHECK times at this thread's own request (InProgress counts the nested
+     *      tries; a claim over the count is not taken), so tries that check keys they watch,
+     *      however many and however nested, end in O(operations) tries instead of spinning.
      * (O5) Finishing a settle (its owner's booking, then the callbacks) happens exactly once: by
      *      the settler if no claim was held when its CAS won, else by the holder as it gives the
      *      claim back, before it clears TRYING. Callbacks therefore never overlap a try, and a
@@ -40,6 +43,10 @@ final class OperationState {
      *      tryCompleteElseWatch) iff the operation was pending when its tryComplete was called
      *      and is completed when it returns, and tryComplete returned true, or threw having
      *      completed it: Kafka's rule, which needs no knowledge of which thread settled it.
+     * (O8) An expiry counts itself in flight with its owner before its CAS and until its
+     *      callbacks have run. If a claim was held at its CAS, the CAS also sets COUNTED, and the
+     *      holder ends the count once it has finished the settle, so a close that waits for the
+     *      owner's expiries in flight also waits for that one.
      */
 
     static final long OUTCOME = 3L;
@@ -49,13 +56,25 @@ final class OperationState {
     static final long WATCHED = 1L << 5;
     static final long TIMED = 1L << 6;
     static final long SELF_RETRY = 1L << 7;
-    /** Tries a holder makes at the request of checks from its own tries, per claim (O4). */
-    static final int MAX_SELF_RETRIES = 2;
-    private static final int TIME_SHIFT = 8;
+    /** An expiry handed to a claim's holder to finish: its owner counts it in flight until then (O8). */
+    static final long COUNTED = 1L << 8;
+    /** Tries of an operation in one check that its own thread asks for (O4). */
+    static final int MAX_TRIES_PER_CHECK = 3;
+    private static final int TIME_SHIFT = 9;
     private static final long TIME_MASK = -1L >>> TIME_SHIFT;
     private static final long NANOS_PER_MICRO = 1_000L;
     private static final long CLAIM_BITS = TRYING | RETRY | SELF_RETRY;
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
+
+    /** How a settle treats an operation and its callbacks. */
+    private enum Mode {
+        /** Any operation; callbacks after the one running on this thread (Q1). */
+        ANY,
+        /** Submitted operations only (a sweep of close or cancelForKey: not one being undone, N2). */
+        SUBMITTED_ONLY,
+        /** Submitted only, and its callbacks run before the settle returns, even inside a callback (close, N4). */
+        SUBMITTED_NOW
+    }
 
     private static final VarHandle STATE;
 
@@ -93,14 +112,36 @@ final class OperationState {
 
     /** Settles {@code op} with {@code outcome} unless it is settled (O1); finishes it unless a claim is held (O5). */
     static boolean settle(DelayedOperation op, Outcome outcome) {
+        return settle(op, outcome, Mode.ANY);
+    }
+
+    /**
+     * Settles {@code op}, if it is submitted (to the purgatory whose sweep found it), with
+     * {@code outcome}: cancelForKey's settle, which must not reach an operation whose failed
+     * submission is being undone (Engine N2). Otherwise as {@link #settle}.
+     */
+    static boolean settleIfSubmitted(DelayedOperation op, Outcome outcome) {
+        return settle(op, outcome, Mode.SUBMITTED_ONLY);
+    }
+
+    /**
+     * A close's settle of {@code op}: as {@link #settleIfSubmitted}, and its callbacks run before
+     * this returns, also when called from inside a callback (Engine N4). Unless a claim is held:
+     * its holder finishes it.
+     */
+    static boolean settleNow(DelayedOperation op, Outcome outcome) {
+        return settle(op, outcome, Mode.SUBMITTED_NOW);
+    }
+
+    private static boolean settle(DelayedOperation op, Outcome outcome, Mode mode) {
         for (;;) {
             long s = op.state;
-            if (isSettled(s)) {
+            if (isSettled(s) || (mode != Mode.ANY && !isSubmitted(s))) {
                 return false;
             }
             if (STATE.compareAndSet(op, s, s | (outcome.ordinal() + 1))) {
                 if ((s & TRYING) == 0) {
-                    finish(op, outcome, s);
+                    finish(op, outcome, s, mode == Mode.SUBMITTED_NOW);
                 }
                 return true;
             }
@@ -108,26 +149,9 @@ final class OperationState {
     }
 
     /**
-     * Settles {@code op}, if it is submitted (to the purgatory whose sweep found it), with
-     * {@code outcome}: a close's or a cancelForKey's settle, which must not reach an operation
-     * whose failed submission is being undone. Otherwise as {@link #settle}.
+     * The timer's expiry of {@code op}: a settle its owner counts as in flight until its callbacks
+     * have run, here or, if a try holds the claim, on the holder's thread (O8).
      */
-    static boolean settleIfSubmitted(DelayedOperation op, Outcome outcome) {
-        for (;;) {
-            long s = op.state;
-            if (isSettled(s) || !isSubmitted(s)) {
-                return false;
-            }
-            if (STATE.compareAndSet(op, s, s | (outcome.ordinal() + 1))) {
-                if ((s & TRYING) == 0) {
-                    finish(op, outcome, s);
-                }
-                return true;
-            }
-        }
-    }
-
-    /** The timer's expiry of {@code op}: a settle its owner counts as in flight until it is finished. */
     static void expire(DelayedOperation op) {
         Owner owner = op.owner;
         if (owner == null) { // never submitted: nobody waits for it
@@ -135,35 +159,60 @@ final class OperationState {
             return;
         }
         owner.expiryBegins();
+        boolean handedToTheHolder = false;
         try {
             InProgress progress = InProgress.current();
             progress.beginExpiry(owner);
             try {
-                settleIfSubmitted(op, Outcome.EXPIRED); // not one whose failed submission is being undone
+                handedToTheHolder = expireSubmitted(op);
             } finally {
                 progress.endExpiry();
             }
         } finally {
-            owner.expiryEnds();
+            if (!handedToTheHolder) {
+                owner.expiryEnds();
+            }
+        }
+    }
+
+    /** Settles a submitted {@code op} as expired; true iff a claim was held, so its holder finishes it (O8). */
+    private static boolean expireSubmitted(DelayedOperation op) {
+        for (;;) {
+            long s = op.state;
+            if (isSettled(s) || !isSubmitted(s)) {
+                return false; // not one whose failed submission is being undone (Engine N2)
+            }
+            long held = s & TRYING;
+            long code = Outcome.EXPIRED.ordinal() + 1L;
+            if (STATE.compareAndSet(op, s, s | code | (held != 0 ? COUNTED : 0))) {
+                if (held == 0) {
+                    finish(op, Outcome.EXPIRED, s, false);
+                }
+                return held != 0;
+            }
         }
     }
 
     /**
-     * Takes the claim for a check's try (O2). Returns false if the operation is settled or no
-     * longer submitted, or if a try holds the claim, which is then asked to try again (O3, O4).
+     * Takes the claim for a check's try (O2), unless this thread has tried it as often as one check
+     * may from inside another's claim (O4). Returns false if the operation is settled or no longer
+     * submitted, or if a try holds the claim, which is then asked to try again (O3, O4).
      */
-    static boolean claim(DelayedOperation op) {
+    private static boolean claim(DelayedOperation op, InProgress progress) {
         for (;;) {
             long s = op.state;
             if (isSettled(s) || !isSubmitted(s)) {
                 return false;
             }
             if ((s & TRYING) != 0) {
-                long ask = InProgress.current().holdsClaim(op) ? SELF_RETRY : RETRY;
+                long ask = progress.holdsClaim(op) ? SELF_RETRY : RETRY;
                 if ((s & ask) != 0 || STATE.compareAndSet(op, s, s | ask)) {
                     return false;
                 }
+            } else if (progress.nestedTries(op) >= MAX_TRIES_PER_CHECK) {
+                return false; // (O4): this thread's checks have tried it enough in this check
             } else if (STATE.compareAndSet(op, s, s | TRYING)) {
+                progress.holdClaim(op);
                 return true;
             }
         }
@@ -174,14 +223,15 @@ final class OperationState {
      * happens. Returns true iff a try of this visit completed it (O7).
      */
     static boolean check(DelayedOperation op) {
-        if (!claim(op)) {
+        InProgress progress = InProgress.current();
+        if (!claim(op, progress)) {
             return false;
         }
         boolean completed = false;
         try {
-            completed = tryOnce(op);
+            completed = tryOnce(op, progress);
         } finally {
-            completed |= release(op);
+            completed |= release(op, progress);
         }
         return completed;
     }
@@ -192,12 +242,13 @@ final class OperationState {
      *
      * @throws IllegalStateException if it is settled, or was submitted before
      */
-    static void claimForSubmission(DelayedOperation op, Owner owner) {
+    static void claimForSubmission(DelayedOperation op, Owner owner, InProgress progress) {
         for (;;) {
             long s = op.state;
             checkSubmittable(op, s);
             if (STATE.compareAndSet(op, s, s | TRYING | SUBMITTED)) {
                 op.owner = owner;
+                progress.holdClaim(op);
                 return;
             }
         }
@@ -216,21 +267,17 @@ final class OperationState {
     }
 
     /**
-     * Runs {@code op}'s tryComplete once, the claim held (O2); what it throws is reported and
-     * counts as "not yet" (UserCode). Returns true iff the try completed it (O7).
+     * Runs {@code op}'s tryComplete once, its claim held by this thread (O2); what it throws is
+     * reported and counts as "not yet" (UserCode). Returns true iff the try completed it (O7).
      */
-    static boolean tryOnce(DelayedOperation op) {
+    static boolean tryOnce(DelayedOperation op, InProgress progress) {
         if (isSettled(op.state)) {
             return false; // settled since the claim was taken: no try starts on a settled word (O2)
         }
-        InProgress progress = InProgress.current();
-        progress.holdClaim(op);
-        boolean completed;
-        try {
-            completed = UserCode.tryComplete(op);
-        } finally {
-            progress.dropClaim();
+        if (progress.lastClaimIsNested()) {
+            progress.countNestedTry(op); // (O4)
         }
+        boolean completed = UserCode.tryComplete(op);
         return completed && outcome(op.state) == Outcome.COMPLETED;
     }
 
@@ -239,30 +286,65 @@ final class OperationState {
      * settle made while the claim was held, and only then clears the claim (O5). Returns true iff
      * one of those tries completed the operation (O7).
      */
-    static boolean release(DelayedOperation op) {
+    static boolean release(DelayedOperation op, InProgress progress) {
         boolean completed = false;
         int selfRetries = 0;
-        for (;;) {
-            long s = op.state;
-            if (isSettled(s)) {
-                try {
-                    finish(op, outcome(s), s);
-                } finally {
-                    STATE.getAndBitwiseAnd(op, ~CLAIM_BITS);
+        boolean recorded = true;
+        try {
+            for (;;) {
+                long s = op.state;
+                if (isSettled(s)) {
+                    recorded = false;
+                    progress.dropClaim(); // its tries are over: a check from its callbacks is not one of them (O4)
+                    finishHeld(op, s, progress);
+                    return completed;
                 }
-                return completed;
+                if ((s & RETRY) != 0) {
+                    if (STATE.compareAndSet(op, s, s & ~(RETRY | SELF_RETRY)) && isSubmitted(s)) {
+                        completed |= tryOnce(op, progress);
+                    }
+                } else if ((s & SELF_RETRY) != 0) {
+                    if (STATE.compareAndSet(op, s, s & ~SELF_RETRY) && isSubmitted(s)
+                            && mayRetryForItself(op, progress, ++selfRetries)) {
+                        completed |= tryOnce(op, progress);
+                    }
+                } else if (STATE.compareAndSet(op, s, s & ~TRYING)) {
+                    return completed;
+                }
             }
-            if ((s & RETRY) != 0) {
-                if (STATE.compareAndSet(op, s, s & ~(RETRY | SELF_RETRY)) && isSubmitted(s)) {
-                    completed |= tryOnce(op);
+        } finally {
+            if (recorded) {
+                progress.dropClaim();
+            }
+        }
+    }
+
+    /** Whether a self-check's request for another try is within the bound of one check (O4). */
+    private static boolean mayRetryForItself(DelayedOperation op, InProgress progress, int selfRetries) {
+        if (progress.lastClaimIsNested()) {
+            return progress.nestedTries(op) < MAX_TRIES_PER_CHECK;
+        }
+        return selfRetries < MAX_TRIES_PER_CHECK; // the first try and MAX - 1 retries
+    }
+
+    /** Finishes a settle made while this thread held the claim, then clears the claim (O5, O8). */
+    private static void finishHeld(DelayedOperation op, long s, InProgress progress) {
+        Owner owner = (s & COUNTED) != 0 ? op.owner : null;
+        try {
+            if (owner != null) {
+                progress.beginExpiry(owner);
+            }
+            try {
+                finish(op, outcome(s), s, false);
+            } finally {
+                if (owner != null) {
+                    progress.endExpiry();
                 }
-            } else if ((s & SELF_RETRY) != 0) {
-                if (STATE.compareAndSet(op, s, s & ~SELF_RETRY) && isSubmitted(s)
-                        && selfRetries++ < MAX_SELF_RETRIES) {
-                    completed |= tryOnce(op);
-                }
-            } else if (STATE.compareAndSet(op, s, s & ~TRYING)) {
-                return completed;
+            }
+        } finally {
+            STATE.getAndBitwiseAnd(op, ~CLAIM_BITS);
+            if (owner != null) {
+                owner.expiryEnds();
             }
         }
     }
@@ -303,15 +385,22 @@ final class OperationState {
         return ((now - (s >>> TIME_SHIFT)) & TIME_MASK) * NANOS_PER_MICRO;
     }
 
-    /** Finishes a settle, exactly once (O5): the owner's booking, then the callbacks, whatever the booking does. */
-    private static void finish(DelayedOperation op, Outcome outcome, long s) {
+    /**
+     * Finishes a settle, exactly once (O5): the owner's booking, then the callbacks, whatever the
+     * booking does; the callbacks before returning if {@code now} (Callbacks Q3).
+     */
+    private static void finish(DelayedOperation op, Outcome outcome, long s, boolean now) {
         Owner owner = op.owner; // (O6)
         try {
             if (owner != null && isSubmitted(s)) {
                 owner.settled(op, outcome, s);
             }
         } finally {
-            Callbacks.run(op, outcome);
+            if (now) {
+                Callbacks.runNow(op, outcome);
+            } else {
+                Callbacks.run(op, outcome);
+            }
         }
     }
 }

@@ -261,6 +261,12 @@ public final class PurgatoryRuntime implements AutoCloseable {
         return clock;
     }
 
+    /** True iff the calling thread is the runtime's driver. */
+    boolean isDriverThread() {
+        TimerDriver started = driver;
+        return started != null && started.isCurrentThread();
+    }
+
     /** The driver, once started; null before, and always on a runtime without one. */
     TimerDriver driver() {
         return driver;

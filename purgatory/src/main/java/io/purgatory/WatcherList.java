@@ -37,6 +37,10 @@ final class WatcherList {
      * (K8) A key's hashCode or equals may throw or lie. In watch and visit that reaches the
      *      caller, nothing changed; in unwatch it is contained: the emptied list stays mapped,
      *      "lingering" (K5), and the unwatch goes on, so a settle always leaves every list.
+     * (K9) Nor may a key's methods call back into this list (the monitor is reentrant): while the
+     *      map calls them, `callingAKey` is set, and a call that finds it set is refused with a
+     *      KeyReentryException, before it changes anything. So no map operation runs inside
+     *      another, and none of them is lost.
      */
 
     @GuardedBy("this")
@@ -44,6 +48,9 @@ final class WatcherList {
     /** Emptied lists kept in the map for reuse (K5). */
     @GuardedBy("this")
     private int emptyKept;
+    /** True while the map calls a key's hashCode or equals (K9). */
+    @GuardedBy("this")
+    private boolean callingAKey;
     private final PurgatoryCounters counters;
 
     WatcherList(PurgatoryCounters counters) {
@@ -62,10 +69,15 @@ final class WatcherList {
     /** The key's list, created or reused (K5). */
     @GuardedBy("this")
     private Watchers listFor(Object key) {
-        Watchers watchers = watchersByKey.get(key);
+        Watchers watchers = lookUp(key);
         if (watchers == null) {
             watchers = new Watchers(key, this);
-            watchersByKey.put(key, watchers);
+            enterKeyCall();
+            try {
+                watchersByKey.put(key, watchers);
+            } finally {
+                callingAKey = false;
+            }
             counters.keyListAdded();
         } else if (watchers.isEmpty()) { // a kept or lingering list, reused (K5)
             boolean lingered = watchers.lingering;
@@ -126,7 +138,12 @@ final class WatcherList {
     private void removeKey(Watchers watchers) {
         boolean removed;
         try {
-            removed = watchersByKey.remove(watchers.key, watchers);
+            enterKeyCall();
+            try {
+                removed = watchersByKey.remove(watchers.key, watchers);
+            } finally {
+                callingAKey = false;
+            }
         } catch (Throwable keyFailure) { // (K8): an Error from hashCode or equals too
             removed = false;
         }
@@ -136,6 +153,26 @@ final class WatcherList {
             watchers.lingering = true; // (K5)
             counters.keyListEmptied(true);
         }
+    }
+
+    /** {@code key}'s list, or null; the key's methods fenced against reentry (K9). */
+    @GuardedBy("this")
+    private Watchers lookUp(Object key) {
+        enterKeyCall();
+        try {
+            return watchersByKey.get(key);
+        } finally {
+            callingAKey = false;
+        }
+    }
+
+    /** Marks a call of a key's methods; refuses one made from inside another (K9). */
+    @GuardedBy("this")
+    private void enterKeyCall() {
+        if (callingAKey) {
+            throw new KeyReentryException();
+        }
+        callingAKey = true;
     }
 
     /** What a visit does with each operation watching a key; true if it settled the operation. */
@@ -156,7 +193,7 @@ final class WatcherList {
         WatchLink[] nodes;
         int n;
         synchronized (this) {
-            Watchers watchers = watchersByKey.get(key);
+            Watchers watchers = lookUp(key);
             if (watchers == null || watchers.isEmpty()) {
                 return 0;
             }
@@ -197,7 +234,7 @@ final class WatcherList {
 
     /** The pending operations watching {@code key}, in watch order (a copy). */
     synchronized DelayedOperation[] operationsOn(Object key) {
-        Watchers watchers = watchersByKey.get(key);
+        Watchers watchers = lookUp(key);
         if (watchers == null) {
             return new DelayedOperation[0];
         }

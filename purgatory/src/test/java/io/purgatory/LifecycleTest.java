@@ -63,7 +63,7 @@ class LifecycleTest {
             settledWhenSecondReturned.set(callbackFinished.get());
         }, "second-close");
         second.start();
-        TestThreads.awaitState(second, Thread.State.WAITING);
+        TestThreads.awaitState(second, Thread.State.TIMED_WAITING); // a bounded wait for the first (N5)
         release.countDown();
         first.join();
         second.join();

@@ -4,15 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * Promises 2 and 3 of docs/reliability.md, against a key whose {@code hashCode} calls back into the
- * purgatory. A settle that empties a key's list removes it from the map (WatcherList.removeKey),
- * which calls the key's hashCode under the list's monitor; the monitor is reentrant, so a
- * submission on the same key from inside that hashCode reuses the emptied list and links its
- * operation there, and the removal then drops the list from the map with the operation on it.
- * That operation is counted pending, is found by no check, and close() never answers it.
+ * Promises 2 and 3 of docs/reliability.md, against a key whose hashCode calls back into the
+ * purgatory (WatcherList K9). An emptied key list leaves its watcher list's map on a settle, which
+ * asks the key's hashCode under the list's (reentrant) lock. Before, a submission made from that
+ * hashCode on the same key linked its operation on the very list being removed: counted pending,
+ * found by no check, never answered by close(). Now the call back is refused before it changes
+ * anything, the settle goes on, and the operation can be submitted from a plain call.
  */
 class ReentrantKeyRemovalTest {
 
@@ -51,7 +52,7 @@ class ReentrantKeyRemovalTest {
     }
 
     @Test
-    void settle_theEmptiedKeysHashCodeSubmitsOnTheSameKey_theNewOperationStaysReachableAndIsAnsweredByClose() {
+    void settle_theEmptiedKeysHashCodeSubmitsOnTheSameKey_theSubmissionIsRefusedAndNothingIsLost() {
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("reentrant-key")
                 .timerEnabled(false).reaperEnabled(false).shards(1).build();
         // fill the lists kept for reuse (K5), so that the next emptied list is removed from the map
@@ -64,17 +65,29 @@ class ReentrantKeyRemovalTest {
         MockOperation first = new MockOperation(60_000);
         p.tryCompleteElseWatch(first, List.of(key));
         MockOperation second = new MockOperation(60_000);
-        key.onNextHash(() -> p.tryCompleteElseWatch(second, List.of(new CallingBackKey("k"))));
+        AtomicReference<Throwable> refused = new AtomicReference<>();
+        key.onNextHash(() -> {
+            try {
+                p.tryCompleteElseWatch(second, List.of(new CallingBackKey("k")));
+            } catch (RuntimeException e) {
+                refused.set(e);
+            }
+        });
 
-        first.forceComplete(); // empties k's list; its removal asks k's hashCode, which submits `second` on k
+        assertThat(first.forceComplete()).isTrue(); // empties k's list; its removal asks k's hashCode
 
+        assertThat(refused.get()).as("the submission from inside the key's hashCode").isInstanceOf(
+                KeyReentryException.class);
+        assertThat(first.onCompleteCalls).hasValue(1);
         assertThat(second.isCompleted()).isFalse();
-        second.completable = true;
-        assertThat(p.checkAndComplete(new CallingBackKey("k"))).as("a check of k completes the operation on k")
-                .isEqualTo(1);
+        assertThat(p.numDelayed()).as("nothing counted for the refused submission").isZero();
         assertThatCode(() -> p.engine().checkInvariants()).as("(K5) and the gauges").doesNotThrowAnyException();
+        p.tryCompleteElseWatch(second, List.of(new CallingBackKey("k")));
+        second.completable = true;
+        assertThat(p.checkAndComplete(new CallingBackKey("k"))).as("submitted again, a check of k completes it")
+                .isEqualTo(1);
         p.close();
-        assertThat(second.onCompleteCalls).as("answered once, by the check or by close()").hasValue(1);
+        assertThat(second.onCompleteCalls).as("answered once").hasValue(1);
         assertThat(p.numDelayed()).isZero();
     }
 }

@@ -1,17 +1,19 @@
 package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * Promises 2 and 3 of docs/reliability.md, against a key whose {@code equals} calls back into the
- * purgatory while the key is being watched. WatcherList.watch puts a new key list into the map
- * under the list's monitor; HashMap.put calls equals on the colliding keys it passes, and the
- * monitor is reentrant, so a submission on an equal key from inside that equals puts a list of its
- * own first, which the outer put then finds and overwrites: the nested operation is linked on a
- * list no longer in the map, found by no check and never answered by close().
+ * Promises 2 and 3 of docs/reliability.md, against a key whose equals calls back into the
+ * purgatory (WatcherList K9). Before, a submission made from the equals that the map calls while
+ * it puts a new key's list was overwritten by the outer put: counted pending and never answered.
+ * Now the call back is refused before it changes anything: a key that catches the refusal lets
+ * the outer submission go on; one that lets it through fails the outer submission, which leaves
+ * nothing behind.
  */
 class ReentrantKeyWatchTest {
 
@@ -55,7 +57,7 @@ class ReentrantKeyWatchTest {
     }
 
     @Test
-    void watch_aNewKeysEqualsSubmitsOnAnEqualKey_bothOperationsAreOnTheKeyAndAnsweredByClose() {
+    void watch_aNewKeysEqualsSubmitsOnAnEqualKey_theNestedSubmissionIsRefusedAndTheOuterOneGoesOn() {
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder(
                 "reentrant-equals").timerEnabled(false).reaperEnabled(false).shards(1).build();
         MockOperation onOther = new MockOperation(60_000);
@@ -64,17 +66,44 @@ class ReentrantKeyWatchTest {
         MockOperation outer = new MockOperation(60_000);
         MockOperation nested = new MockOperation(60_000);
         // call 1: the map's get of k passes "other"; call 2: its put of k's new list passes "other" again
-        k.onEqualsCall(2, () -> p.tryCompleteElseWatch(nested, List.of(new CollidingKey("k"))));
+        AtomicReference<Throwable> refused = new AtomicReference<>();
+        k.onEqualsCall(2, () -> {
+            try {
+                p.tryCompleteElseWatch(nested, List.of(new CollidingKey("k")));
+            } catch (RuntimeException e) {
+                refused.set(e);
+            }
+        });
 
         p.tryCompleteElseWatch(outer, List.of(k));
 
+        assertThat(refused.get()).isInstanceOf(KeyReentryException.class);
+        assertThat(nested.isCompleted()).isFalse();
+        assertThat(p.numDelayed()).as("the outer operation and the one on 'other'").isEqualTo(2);
+        p.engine().checkInvariants();
         outer.completable = true;
-        nested.completable = true;
-        assertThat(p.checkAndComplete(new CollidingKey("k"))).as("operations on k a check of k completes")
-                .isEqualTo(2);
+        assertThat(p.checkAndComplete(new CollidingKey("k"))).as("the outer operation is on k").isEqualTo(1);
         p.close();
-        assertThat(nested.onCompleteCalls.get() + nested.onExpirationCalls.get())
-                .as("the nested operation is answered, by the check or by close()").isPositive();
+        assertThat(outer.onCompleteCalls).hasValue(1);
+        assertThat(p.numDelayed()).isZero();
+    }
+
+    @Test
+    void watch_aNewKeysEqualsLetsTheRefusalThrough_theOuterSubmissionFailsAndLeavesNothingBehind() {
+        DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder(
+                "reentrant-equals-through").timerEnabled(false).reaperEnabled(false).shards(1).build();
+        p.tryCompleteElseWatch(new MockOperation(60_000), List.of(new CollidingKey("other")));
+        CollidingKey k = new CollidingKey("k");
+        MockOperation outer = new MockOperation(60_000);
+        k.onEqualsCall(2, () -> p.tryCompleteElseWatch(new MockOperation(60_000), List.of(new CollidingKey("k"))));
+
+        assertThatThrownBy(() -> p.tryCompleteElseWatch(outer, List.of(k)))
+                .isInstanceOf(KeyReentryException.class);
+
+        assertThat(outer.isCompleted()).isFalse();
+        assertThat(p.numDelayed()).as("only the operation on 'other'").isEqualTo(1);
+        p.engine().checkInvariants();
+        p.close();
         assertThat(p.numDelayed()).isZero();
     }
 }

@@ -78,6 +78,11 @@ public final class TimerDriver implements AutoCloseable {
         }
     }
 
+    /** True iff the calling thread is this driver's thread. */
+    public boolean isCurrentThread() {
+        return Thread.currentThread() == thread;
+    }
+
     /** True while the thread runs (tests). */
     boolean isAlive() {
         return thread.isAlive();
