@@ -13,9 +13,15 @@ import java.util.function.BooleanSupplier;
  * timeout; its {@link #future()} then completes with the {@link Outcome}.
  *
  * <pre>{@code
- * CompletableFuture<Outcome> paid = DelayedCondition.await(waits, List.of(orderId), Duration.ofSeconds(30),
- *         () -> payments.isPaid(orderId));
- * // on a payment event:  payments.markPaid(orderId); waits.checkAndComplete(orderId);
+ * DelayedOperationPurgatory<DelayedCondition> paidOrders = DelayedOperationPurgatory.builder("paid").build();
+ *
+ * // the request: COMPLETED once the order is paid, or EXPIRED after 30 s
+ * CompletableFuture<Outcome> paid = DelayedCondition.await(paidOrders, List.of(orderId), Duration.ofSeconds(30),
+ *         () -> orders.isPaid(orderId));
+ *
+ * // the event, on any thread:
+ * orders.markPaid(orderId);
+ * paidOrders.checkAndComplete(orderId);
  * }</pre>
  *
  * <p>The future completes on the thread that settles the operation (a {@code checkAndComplete}

@@ -16,7 +16,18 @@ import java.util.concurrent.Executors;
  * Kafka's {@code DelayedFuturePurgatory}: waits for lists of futures, with a timeout. When the
  * last future of a list completes, the operation is completed on a daemon thread
  * {@code DelayedExecutor-<name>}, started on first need; a list already complete at submission
- * completes at once on the caller's thread. Each operation is its own watch key, so a completed
+ * completes at once on the caller's thread.
+ *
+ * <pre>{@code
+ * DelayedFuturePurgatory acks = new DelayedFuturePurgatory("acks");
+ *
+ * // answers once both replicas acknowledged, or after 5 s (the acks still pending then fail)
+ * List<CompletableFuture<Long>> replicas = List.of(replica1, replica2);
+ * acks.tryCompleteElseWatch(Duration.ofSeconds(5), replicas,
+ *         () -> reply.complete(replicas.stream().noneMatch(CompletableFuture::isCompletedExceptionally)));
+ * }</pre>
+ *
+ * <p>Each operation is its own watch key, so a completed
  * operation leaves the purgatory at once (Kafka shares one key and relies on purges).
  * Thread-safe; {@link #close()}, or the close of the runtime it was built on, settles the pending
  * operations by the close policy and stops the completion thread.

@@ -20,14 +20,17 @@ import java.time.Duration;
  *         this.reply = reply;
  *     }
  *
+ *     @Override
  *     protected boolean tryComplete() {         // called again at each checkAndComplete(orderId)
  *         return orders.isPaid(orderId) && forceComplete();
  *     }
  *
+ *     @Override
  *     protected void onComplete() {             // exactly once: completed, or expired
  *         reply.complete(orders.isPaid(orderId) ? "paid" : "not paid yet");
  *     }
  *
+ *     @Override
  *     protected void onExpiration() {           // after onComplete, when the delay passed
  *     }
  * }

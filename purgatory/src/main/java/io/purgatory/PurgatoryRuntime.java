@@ -32,6 +32,16 @@ import org.slf4j.LoggerFactory;
  * it: {@code DelayedOperationPurgatory.builder("a").runtime(runtime).build()}. Thread-safe.
  * Without a runtime, each purgatory has its own timer, reaper thread and two expiration threads.
  *
+ * <pre>{@code
+ * PurgatoryRuntime runtime = PurgatoryRuntime.builder("orders").build();
+ * DelayedOperationPurgatory<DelayedPayment> payments = DelayedOperationPurgatory.builder("payments")
+ *         .runtime(runtime)
+ *         .build();
+ * KeyedWaits<String, String> shipments = KeyedWaits.builder("shipments").runtime(runtime).build();
+ * // ... at shutdown: closes both purgatories, each by its close policy, then the timer and its threads
+ * runtime.close();
+ * }</pre>
+ *
  * <p>Each purgatory keeps its own name, counters, metrics and close: closing one settles only its
  * own pending operations, by its close policy, and the others keep running. {@link #close()}
  * closes every purgatory still open on the runtime whole, as its own {@code close()} would (keyed

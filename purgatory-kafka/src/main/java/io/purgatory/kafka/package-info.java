@@ -1,8 +1,13 @@
 /**
- * Keyed waits fed from a Kafka topic: {@link io.purgatory.kafka.KafkaFeed} reads every partition
- * of a topic on every instance of a service and hands each record, mapped to a key and a value,
- * to that instance's {@link io.purgatory.KeyedWaits}, so a wait parked on one instance is answered
- * by an event published anywhere. {@link io.purgatory.kafka.KafkaFeedMetrics} binds its numbers
- * to Micrometer.
+ * Keyed waits fed from a Kafka topic, so a wait parked on one instance of a service is answered
+ * by an event published anywhere.
+ *
+ * <ul>
+ *   <li>{@link KafkaFeed}: reads every partition of a topic on every instance and hands each
+ *       record, mapped to a key and a value, to that instance's {@link io.purgatory.KeyedWaits}.
+ *   <li>{@link FeedState}: where a feed stands, and why it is not ready.
+ *   <li>{@link FeedStats}: a snapshot of a feed's numbers.
+ *   <li>{@link KafkaFeedMetrics}: binds a feed's numbers to Micrometer.
+ * </ul>
  */
 package io.purgatory.kafka;

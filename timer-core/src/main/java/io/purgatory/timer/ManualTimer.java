@@ -11,6 +11,22 @@ import java.util.concurrent.locks.LockSupport;
  * only when the caller advances it, and every task that is due runs on the caller's thread before
  * the call returns. For tests of code that uses timeouts.
  *
+ * <pre>{@code
+ * ManualTimer timer = new ManualTimer();
+ * AtomicBoolean ran = new AtomicBoolean();
+ * timer.add(new TimerTask(Duration.ofSeconds(30)) {
+ *     @Override
+ *     public void run() {
+ *         ran.set(true);
+ *     }
+ * });
+ *
+ * timer.advanceClock(Duration.ofSeconds(29));
+ * assertFalse(ran.get());                  // not due yet: nothing ran
+ * timer.advanceClock(Duration.ofSeconds(1));
+ * assertTrue(ran.get());                   // due: it ran on this thread, before advanceClock returned
+ * }</pre>
+ *
  * <p>It is the same timing wheel as {@link SystemTimer}, not a model of it. A task added with a
  * delay of zero or less runs inside {@link #add}. {@link #advanceClock(long)} moves the clock
  * forward by its argument, then runs what is due in deadline order. A task that throws goes to
