@@ -12,7 +12,8 @@
  *   <li>{@link PurgatoryBuilder}: builds one: its timer (a {@link io.purgatory.timer.ManualTimer}
  *       in tests), shards, limit of pending operations, metrics, error handler, close policy.
  *   <li>{@link KeyedWaits}: waits for business events by key, without writing an operation:
- *       {@code await(key, timeout)} returns a future that {@code complete(key, value)} answers.
+ *       {@code await(key, timeout)} returns a future that {@code complete(key, value)} answers;
+ *       built by a {@link KeyedWaitsBuilder} (early events kept for a window, its timer...).
  *   <li>{@link DelayedCondition}: a wait for a condition on a purgatory's keys, as a future of
  *       its outcome, without a subclass.
  *   <li>{@link DelayedFuturePurgatory}: waits for lists of futures, with a timeout (Kafka's); each
@@ -33,6 +34,11 @@
  *   <li>{@link WaitTimeoutException}: how a keyed wait that no event answered ends, at its
  *       timeout or at close.
  * </ul>
+ *
+ * <h2>Observing each wait</h2>
+ * A {@link WaitObserver} given to a builder is told when each wait starts (a {@link WaitStart})
+ * and how it ended (a {@link WaitOutcome}): the seam {@code purgatory-micrometer}'s
+ * {@code MicrometerObservations} makes an observation (a trace span) of each wait through.
  *
  * <h2>Metrics</h2>
  * The core depends on no metrics library; a metrics system binds through three types:
