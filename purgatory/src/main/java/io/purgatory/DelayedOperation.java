@@ -176,6 +176,14 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
         OperationState.expire(this);
     }
 
+    /**
+     * What failed the operation, for a {@link WaitObserver}: null unless the library's own kind of
+     * wait ended by a failure (a keyed wait's {@code completeExceptionally}).
+     */
+    Throwable failure() {
+        return null;
+    }
+
     /** True once the operation is on its keys' watch lists, and after it was settled from there (tests). */
     final boolean isWatched() {
         return OperationState.wasWatched(state);

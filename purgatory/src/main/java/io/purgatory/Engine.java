@@ -45,6 +45,9 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
      *      thread in a try, a callback or an expiry). A close that stopped part way (a
      *      StackOverflowError from the caller's own deep stack) leaves `swept` clear, and the
      *      next close sweeps again: settles are idempotent.
+     * (N6) With an observer, a submitted operation's owner is an ObservedOwner holding the
+     *      observer's handle: started under the submission's claim, ended once by the settle's
+     *      booking, or by the undo of a failed submission. Without one, nothing is allocated.
      */
 
     private static final WatcherList.Visitor CHECK = (op, ignored) -> OperationState.check(op);
@@ -60,6 +63,8 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     private final Admission admission;
     private final Outcome closeOutcome;
     private final OperationErrorHandler errorHandler;
+    /** Watches each wait, or null: then nothing is allocated for it (N6). */
+    private final WaitObserver observer;
     private final PurgatoryCounters counters = new PurgatoryCounters();
     private final MetricsBinding metrics;
     private final PurgePolicy purgePolicy;
@@ -101,6 +106,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             case CANCEL -> Outcome.CANCELLED;
         };
         this.errorHandler = settings.errorHandler;
+        this.observer = settings.observer;
         this.closeFacade = closeFacade;
         runtime.register(this); // last: throws if a shared runtime is closed, leaving nothing registered
     }
@@ -163,11 +169,15 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     /** The submission once its slot is taken: the claim, the four steps, and the undo if they fail (N1, N2). */
     private boolean submitAdmitted(DelayedOperation op, Object key, Object[] keys, long[] positions,
                                    InProgress progress) {
+        ObservedOwner observed = observer == null ? null : new ObservedOwner(this, observer);
         try {
-            OperationState.claimForSubmission(op, this, progress);
+            OperationState.claimForSubmission(op, observed == null ? this : observed, progress);
         } catch (RuntimeException | Error misuse) { // submitted or settled by another thread since the check
             admission.free();
             throw misuse;
+        }
+        if (observed != null) { // (N6): on the submitting thread, under the claim, before the first try
+            observed.start(new WaitStart(name, key != null ? List.of(key) : List.of(keys), op.delayMs()));
         }
         boolean completed;
         try {
@@ -176,6 +186,9 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             boolean undone = undo(op);
             OperationState.release(op, progress); // finishes a settle that landed meanwhile (N2)
             if (undone) {
+                if (observed != null) {
+                    observed.failed(failure);
+                }
                 throw failure;
             }
             UserCode.log(name, "a submission failed after another call had settled its operation; that settle"
@@ -305,6 +318,18 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         if (watched) {
             metrics.record(op, outcome, state, closed.get());
         }
+    }
+
+    /** How a wait of word {@code state} settled with {@code outcome} ended, for an observer (N6). */
+    WaitOutcome waitOutcome(Outcome outcome, long state) {
+        if (outcome == closeOutcome && closed.get()) {
+            return WaitOutcome.CLOSED;
+        }
+        return switch (outcome) {
+            case COMPLETED -> OperationState.wasWatched(state) ? WaitOutcome.COMPLETED : WaitOutcome.COMPLETED_AT_ONCE;
+            case EXPIRED -> WaitOutcome.EXPIRED;
+            case CANCELLED -> WaitOutcome.CANCELLED;
+        };
     }
 
     @Override

@@ -32,6 +32,7 @@ final class EngineSettings {
     ClosePolicy closePolicy = ClosePolicy.EXPIRE;
     OperationErrorHandler errorHandler = OperationErrorHandler.processDefault();
     MetricsRecorderFactory metrics;
+    WaitObserver observer;
     PurgatoryRuntime runtime;
     private Timer timer;
     private TimerGeometry geometry = TimerGeometry.DEFAULT;
@@ -102,6 +103,10 @@ final class EngineSettings {
 
     void errorHandler(OperationErrorHandler errorHandler) {
         this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+    }
+
+    void observer(WaitObserver observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
     }
 
     void metrics(MetricsRecorderFactory factory) {

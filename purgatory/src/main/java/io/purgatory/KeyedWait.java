@@ -128,6 +128,12 @@ final class KeyedWait<V> extends DelayedOperation {
         return taken && isCancelled();
     }
 
+    /** The error the wait was failed with by {@code completeExceptionally}, else null (a WaitObserver's FAILED). */
+    @Override
+    Throwable failure() {
+        return outcome() == Outcome.COMPLETED && answer instanceof Failure f ? f.error() : null;
+    }
+
     /** The submission's tries: an early event retained for one of the keys answers the wait at once. */
     @Override
     protected boolean tryComplete() {

@@ -77,6 +77,15 @@ public final class KeyedWaitsBuilder {
         return this;
     }
 
+    /**
+     * Watches each wait from {@code await} to its end (default: none; nothing allocated). With
+     * Micrometer: {@code observer(MicrometerObservations.of(observationRegistry))}.
+     */
+    public KeyedWaitsBuilder observer(WaitObserver observer) {
+        settings.observer(observer);
+        return this;
+    }
+
     /** Receives the errors of predicates and of the waits' callbacks (default: the process-wide handler). */
     public KeyedWaitsBuilder errorHandler(OperationErrorHandler errorHandler) {
         settings.errorHandler(errorHandler);

@@ -162,7 +162,7 @@ final class OperationState {
         boolean handedToTheHolder = false;
         try {
             InProgress progress = InProgress.current();
-            progress.beginExpiry(owner);
+            progress.beginExpiry(owner.engine());
             try {
                 handedToTheHolder = expireSubmitted(op);
             } finally {
@@ -332,7 +332,7 @@ final class OperationState {
         Owner owner = (s & COUNTED) != 0 ? op.owner : null;
         try {
             if (owner != null) {
-                progress.beginExpiry(owner);
+                progress.beginExpiry(owner.engine());
             }
             try {
                 finish(op, outcome(s), s, false);

@@ -10,6 +10,11 @@ import io.purgatory.OperationErrorHandler.Callback;
  */
 interface Owner {
 
+    /** The engine itself: what expiries in flight are counted against (an observed owner wraps it). */
+    default Owner engine() {
+        return this;
+    }
+
     /** The purgatory's name, for messages. */
     String name();
 

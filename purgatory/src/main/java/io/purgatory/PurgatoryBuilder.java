@@ -136,6 +136,16 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
     }
 
     /**
+     * Watches each operation from its submission to its end (default: none; nothing allocated).
+     * With Micrometer: {@code observer(MicrometerObservations.of(observationRegistry))} from the
+     * {@code purgatory-micrometer} module, one observation per operation.
+     */
+    public PurgatoryBuilder<T> observer(WaitObserver observer) {
+        settings.observer(observer);
+        return this;
+    }
+
+    /**
      * Receives callback failures (default {@link OperationErrorHandler#processDefault()}: the
      * handler set for the whole process, which logs unless one was set).
      */

@@ -116,6 +116,26 @@ final class UserCode {
         }
     }
 
+    /** {@code observer}'s handle for a wait that starts; null if it threw (logged, U1). */
+    static Object started(WaitObserver observer, WaitStart start, String purgatory) {
+        try {
+            return observer.started(start);
+        } catch (Throwable error) {
+            log(purgatory, "its WaitObserver threw when a wait started; the wait goes on unobserved", error);
+            return null;
+        }
+    }
+
+    /** Tells {@code observer} a wait ended; a failure is logged (U1). */
+    static void ended(WaitObserver observer, Object handle, WaitOutcome outcome, Throwable failure,
+                      String purgatory) {
+        try {
+            observer.ended(handle, outcome, failure);
+        } catch (Throwable error) {
+            log(purgatory, "its WaitObserver threw when a wait ended; the wait ended regardless", error);
+        }
+    }
+
     /** Closes {@code recorder}; a failure is logged (U1). */
     static void closeRecorder(MetricsRecorder recorder, String purgatory) {
         try {

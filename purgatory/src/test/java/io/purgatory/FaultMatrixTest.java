@@ -40,7 +40,7 @@ class FaultMatrixTest {
     /** A function of the user's that the core calls. */
     enum Function {
         TRY_COMPLETE(true), ON_COMPLETE(true), ON_EXPIRATION(true), ON_CANCEL(true), PREDICATE(true),
-        KEY_HASH_CODE(false), KEY_EQUALS(false), RECORDER(false), CLOCK(false);
+        KEY_HASH_CODE(false), KEY_EQUALS(false), RECORDER(false), CLOCK(false), OBSERVER(false);
 
         /** Whether a failure goes to the operation's error handler (else it is logged). */
         final boolean callback;
@@ -63,7 +63,7 @@ class FaultMatrixTest {
     /** The functions each path calls. */
     static Set<Function> functionsOf(Path path) {
         EnumSet<Function> keys = EnumSet.of(Function.KEY_HASH_CODE, Function.KEY_EQUALS);
-        EnumSet<Function> metrics = EnumSet.of(Function.RECORDER, Function.CLOCK);
+        EnumSet<Function> metrics = EnumSet.of(Function.RECORDER, Function.CLOCK, Function.OBSERVER);
         EnumSet<Function> set = EnumSet.noneOf(Function.class);
         switch (path) {
             case SUBMIT -> set.addAll(EnumSet.of(Function.TRY_COMPLETE, Function.ON_COMPLETE));
@@ -92,7 +92,7 @@ class FaultMatrixTest {
                 }
             }
         }
-        assertThat(cells).hasSizeGreaterThan(100);
+        assertThat(cells).hasSizeGreaterThan(200);
         return cells.stream();
     }
 
@@ -215,6 +215,8 @@ class FaultMatrixTest {
         final ManualTimer timer = new ManualTimer();
         final AtomicInteger handled = new AtomicInteger();
         final RecordingMetrics metrics = new RecordingMetrics();
+        /** Per started wait, how many times it was ended. */
+        final List<AtomicInteger> observed = new ArrayList<>();
 
         Cell(Path path, Function function, Fault fault) {
             this.path = path;
@@ -240,6 +242,35 @@ class FaultMatrixTest {
                     return timer.clock().nanoTime();
                 }
             };
+        }
+
+        /** An observer that may fail when armed; it counts the ends of each wait it started. */
+        WaitObserver observer() {
+            return new WaitObserver() {
+                @Override
+                public Object started(WaitStart start) {
+                    injector.at(Function.OBSERVER);
+                    AtomicInteger ends = new AtomicInteger();
+                    synchronized (observed) {
+                        observed.add(ends);
+                    }
+                    return ends;
+                }
+
+                @Override
+                public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
+                    ((AtomicInteger) handle).incrementAndGet();
+                    injector.at(Function.OBSERVER);
+                }
+            };
+        }
+
+        /** Every wait the observer started was ended exactly once. */
+        void assertEveryObservedWaitEndedOnce() {
+            synchronized (observed) {
+                assertThat(observed).as("ends of each observed wait")
+                        .allSatisfy(ends -> assertThat(ends).hasValue(1));
+            }
         }
 
         MetricsRecorderFactory faultyMetrics() {
@@ -288,8 +319,8 @@ class FaultMatrixTest {
             PurgatoryRuntime runtime = path == Path.RUNTIME_CLOSE ? PurgatoryRuntime.builder("rt").timer(timer).build()
                     : null;
             PurgatoryBuilder<Op> builder = DelayedOperationPurgatory.<Op>builder("cell").errorHandler(handler())
-                    .metrics(faultyMetrics()).closePolicy(function == Function.ON_CANCEL ? ClosePolicy.CANCEL
-                            : ClosePolicy.EXPIRE);
+                    .metrics(faultyMetrics()).observer(observer())
+                    .closePolicy(function == Function.ON_CANCEL ? ClosePolicy.CANCEL : ClosePolicy.EXPIRE);
             builder = runtime != null ? builder.runtime(runtime) : builder.timer(timer).clock(clock());
             DelayedOperationPurgatory<Op> p = builder.build();
             KeyedWaits<Key, String> alsoOnTheRuntime = runtime == null ? null
@@ -390,11 +421,13 @@ class FaultMatrixTest {
             assertThat(handled).as("handed to the handler, once each").hasValue(callbackFailures);
             assertThat(metrics.allClosed()).as("the recorder closed whatever it threw").isTrue();
             assertThat(timer.size()).as("nothing left on the timer").isZero();
+            assertEveryObservedWaitEndedOnce();
         }
 
         private void runKeyed() {
             KeyedWaits<Key, String> waits = KeyedWaits.builder("keyed").timer(timer).clock(clock())
-                    .errorHandler(handler()).metrics(faultyMetrics()).retainEvents(Duration.ofSeconds(1), 100).build();
+                    .errorHandler(handler()).metrics(faultyMetrics()).observer(observer())
+                    .retainEvents(Duration.ofSeconds(1), 100).build();
             Key k1 = new Key("k1", injector);
             Key k2 = new Key("k2", injector);
             if (path == Path.KEYED_SUBMIT) {
@@ -450,6 +483,7 @@ class FaultMatrixTest {
             assertThat(stats.callbackErrors()).as("counted, once each").isEqualTo(callbackFailures);
             assertThat(handled).as("handed to the handler, once each").hasValue(callbackFailures);
             assertThat(timer.size()).as("nothing left on the timer").isZero();
+            assertEveryObservedWaitEndedOnce();
         }
     }
 }
