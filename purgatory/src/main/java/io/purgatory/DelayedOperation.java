@@ -84,10 +84,13 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
 
     /** The operation's life in one word (OperationState); written by CAS only. */
     volatile long state;
-    /** The engine it was submitted to, while submitted (OperationState O6); null before. */
-    Owner owner;
-    /** The watch list it is linked on itself (one key), else null (Watchers). */
-    Watchers watchers;
+    /**
+     * Where it lives while submitted: its owner (OperationState O6) or, while it is linked on one
+     * key itself, that key's Watchers, whose watcher list names the owner (Watchers K3); null
+     * before. One field for both keeps a pending operation at 72 bytes. OperationState.ownerOf
+     * and Watchers.listOf read it.
+     */
+    Object home;
     /** Its links on that list; on several keys, watchNext is its first WatchNode instead (Watchers). */
     WatchLink watchPrev;
     WatchLink watchNext;

@@ -91,7 +91,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         this.lists = new WatcherList[settings.shards];
         this.listShift = 32 - Integer.numberOfTrailingZeros(settings.shards); // shards is a power of two
         for (int i = 0; i < lists.length; i++) {
-            lists[i] = new WatcherList(counters);
+            lists[i] = new WatcherList(this, counters);
         }
         this.runtime = settings.runtimeOrOwn(this::onTimerError);
         this.ownsRuntime = !settings.sharesRuntime();
@@ -255,6 +255,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             return false;
         }
         int unlinked = WatcherList.unwatchAll(op);
+        OperationState.disown(op);
         if (wasWatched) {
             counters.unwatched(unlinked);
         }

@@ -177,7 +177,7 @@ final class KeyedWait<V> extends DelayedOperation {
 
     @Override
     public String toString() {
-        Owner o = owner;
+        Owner o = OperationState.ownerOf(this);
         return "KeyedWait[" + (o == null ? "unsubmitted" : o.name()) + ", " + delayMs() + " ms, " + outcome() + "]";
     }
 
@@ -219,7 +219,7 @@ final class KeyedWait<V> extends DelayedOperation {
 
     /** The timeout's answer: the wait's time ran out, or its waits closed first. */
     private WaitTimeoutException timedOut() {
-        Owner o = owner;
+        Owner o = OperationState.ownerOf(this);
         String name = o == null ? "?" : o.name();
         if (o != null && o.isClosed()) {
             return new WaitTimeoutException("keyed waits '" + name + "' closed before an event answered the wait",

@@ -13,6 +13,8 @@ final class ObservedOwner implements Owner {
     private final WaitObserver observer;
     /** The observer's handle; written by the submitting thread under the claim, before any settle reads it. */
     private Object handle;
+    /** The list the operation is linked on itself (one key), else null: its home (Watchers K3). */
+    Watchers list;
 
     ObservedOwner(Engine engine, WaitObserver observer) {
         this.engine = engine;

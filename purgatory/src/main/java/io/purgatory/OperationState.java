@@ -36,9 +36,12 @@ final class OperationState {
      *      the settler if no claim was held when its CAS won, else by the holder as it gives the
      *      claim back, before it clears TRYING. Callbacks therefore never overlap a try, and a
      *      settled word without TRYING is finished or being finished by its settler.
-     * (O6) `owner` is written under the submission's claim, before the operation is on any list
-     *      or timer, and cleared under it by abandon. It is read by the thread that finishes a
-     *      settle, whose CAS (or claim) came after the submission let its claim go.
+     * (O6) The owner is written to the operation's `home` under the submission's claim, before
+     *      the operation is on any list or timer, and cleared under it by disown once a failed
+     *      submission is undone. While the operation is linked on one key, `home` names that
+     *      key's list instead, which leads to the same owner (ownerOf): whichever of the two a
+     *      thread reads, it finds the owner. The thread that finishes a settle reads it after its
+     *      CAS (or claim), which came after the submission let its claim go.
      * (O7) A try reports a completion as its own (checkAndComplete's count, the result of
      *      tryCompleteElseWatch) iff the operation was pending when its tryComplete was called
      *      and is completed when it returns, and tryComplete returned true, or threw having
@@ -153,7 +156,7 @@ final class OperationState {
      * have run, here or, if a try holds the claim, on the holder's thread (O8).
      */
     static void expire(DelayedOperation op) {
-        Owner owner = op.owner;
+        Owner owner = ownerOf(op);
         if (owner == null) { // never submitted: nobody waits for it
             settle(op, Outcome.EXPIRED);
             return;
@@ -247,7 +250,7 @@ final class OperationState {
             long s = op.state;
             checkSubmittable(op, s);
             if (STATE.compareAndSet(op, s, s | TRYING | SUBMITTED)) {
-                op.owner = owner;
+                op.home = owner;
                 progress.holdClaim(op);
                 return;
             }
@@ -260,7 +263,7 @@ final class OperationState {
             throw new IllegalStateException("operation is already settled (" + outcome(s) + "): " + op);
         }
         if ((s & (SUBMITTED | TRYING)) != 0) {
-            Owner other = op.owner;
+            Owner other = ownerOf(op);
             throw new IllegalStateException("operation was already submitted to purgatory '"
                     + (other == null ? "?" : other.name()) + "': " + op);
         }
@@ -329,7 +332,7 @@ final class OperationState {
 
     /** Finishes a settle made while this thread held the claim, then clears the claim (O5, O8). */
     private static void finishHeld(DelayedOperation op, long s, InProgress progress) {
-        Owner owner = (s & COUNTED) != 0 ? op.owner : null;
+        Owner owner = (s & COUNTED) != 0 ? ownerOf(op) : null;
         try {
             if (owner != null) {
                 progress.beginExpiry(owner.engine());
@@ -359,9 +362,9 @@ final class OperationState {
     }
 
     /**
-     * Undoes a failed submission, the claim still held: no longer submitted, watched or owned (O6),
-     * unless a settle landed meanwhile. Returns false, changing nothing, if it did: that settle
-     * stands and the claim's release finishes it.
+     * Undoes a failed submission, the claim still held: no longer submitted or watched, unless a
+     * settle landed meanwhile. Returns false, changing nothing, if it did: that settle stands and
+     * the claim's release finishes it. The caller unlinks it, then calls {@link #disown}.
      */
     static boolean abandon(DelayedOperation op) {
         for (;;) {
@@ -370,10 +373,23 @@ final class OperationState {
                 return false;
             }
             if (STATE.compareAndSet(op, s, s & CLAIM_BITS)) {
-                op.owner = null;
                 return true;
             }
         }
+    }
+
+    /** Forgets the owner of an abandoned operation, unlinked, the claim still held (O6). */
+    static void disown(DelayedOperation op) {
+        op.home = null;
+    }
+
+    /**
+     * The owner {@code op} was submitted to, or null if never (O6): its home, or the owner of the
+     * one-key list its home names.
+     */
+    static Owner ownerOf(DelayedOperation op) {
+        Object home = op.home;
+        return home instanceof Watchers list ? list.watcherList.owner : (Owner) home;
     }
 
     /** How long the operation of word {@code s} has been watched at {@code nowNanos}; -1 if not timed. */
@@ -390,7 +406,7 @@ final class OperationState {
      * booking does; the callbacks before returning if {@code now} (Callbacks Q3).
      */
     private static void finish(DelayedOperation op, Outcome outcome, long s, boolean now) {
-        Owner owner = op.owner; // (O6)
+        Owner owner = ownerOf(op); // (O6)
         try {
             if (owner != null && isSubmitted(s)) {
                 owner.settled(op, outcome, s);

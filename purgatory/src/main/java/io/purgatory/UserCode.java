@@ -173,7 +173,7 @@ final class UserCode {
      * with the stack nearly exhausted the call itself may fail (U1).
      */
     private static void failed(DelayedOperation op, Callback callback, Throwable error) {
-        Owner owner = op.owner;
+        Owner owner = OperationState.ownerOf(op);
         if (owner != null) {
             owner.failed(op, callback, error);
         } else {

@@ -51,9 +51,12 @@ final class WatcherList {
     /** True while the map calls a key's hashCode or equals (K9). */
     @GuardedBy("this")
     private boolean callingAKey;
+    /** The engine whose keys these are: the owner of every operation linked here (OperationState O6). */
+    final Owner owner;
     private final PurgatoryCounters counters;
 
-    WatcherList(PurgatoryCounters counters) {
+    WatcherList(Owner owner, PurgatoryCounters counters) {
+        this.owner = owner;
         this.counters = counters;
     }
 
@@ -102,12 +105,12 @@ final class WatcherList {
     /** Unlinks every node of {@code op} and forgets them; returns how many were linked. Never throws on a key (K8). */
     static int unwatchAll(DelayedOperation op) {
         int unlinked = 0;
-        Watchers own = op.watchers;
+        Watchers own = Watchers.listOf(op);
         if (own != null) {
             if (own.watcherList.unwatch(op, own)) {
                 unlinked++;
             }
-            op.watchers = null;
+            Watchers.forgetList(op);
             return unlinked;
         }
         for (WatchNode node = Watchers.firstNodeOf(op); node != null; node = node.nextOfOperation) {

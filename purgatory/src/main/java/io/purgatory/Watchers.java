@@ -20,10 +20,11 @@ final class Watchers {
      *      reaches no other operation through its lists. Traversals therefore happen under the
      *      lock only (WatcherList copies a list out before it calls operations).
      * (K3) An operation is on a list at most once. Watched on one key, it is its own node there
-     *      (its `watchers` names that list while it is linked). Watched on several, it is on each
-     *      through a WatchNode; the nodes are chained from its `watchNext`, which is not a list
-     *      link then, and its `watchers` stays null. So the operation needs no field for its
-     *      nodes, and a single-key operation allocates nothing. (A positioned operation is the
+     *      (its `home` names that list while it is linked, in place of its owner, or, if its wait
+     *      is observed, its ObservedOwner's `list` does: listOf). Watched on several, it is on
+     *      each through a WatchNode; the nodes are chained from its `watchNext`, which is not a
+     *      list link then, and listOf is null. So the operation needs no field for its nodes,
+     *      and a single-key operation allocates nothing. (A positioned operation is the
      *      exception: one PositionNode, chained the same way; see K7.)
      * (K7) A positioned operation has a PositionNode on each of its keys, chained as WatchNodes
      *      are. The node is in `heap` until a positional check reaches its position; that check
@@ -54,7 +55,11 @@ final class Watchers {
     /** Links {@code op} at the tail: as its own node if it watches this key {@code alone}, else by a WatchNode (K3). */
     void link(DelayedOperation op, boolean alone) {
         if (alone) {
-            op.watchers = this;
+            if (op.home instanceof ObservedOwner observed) {
+                observed.list = this;
+            } else {
+                op.home = this;
+            }
             append(op);
         } else {
             WatchNode node = new WatchNode(op, this, firstNodeOf(op));
@@ -63,9 +68,28 @@ final class Watchers {
         }
     }
 
+    /** The list {@code op} is linked on itself (one key), or null (K3). */
+    static Watchers listOf(DelayedOperation op) {
+        Object home = op.home;
+        if (home instanceof Watchers list) {
+            return list;
+        }
+        return home instanceof ObservedOwner observed ? observed.list : null;
+    }
+
+    /** After {@code op} was unlinked from the list it was on itself, its home names its owner again (K3). */
+    static void forgetList(DelayedOperation op) {
+        Object home = op.home;
+        if (home instanceof Watchers list) {
+            op.home = list.watcherList.owner;
+        } else if (home instanceof ObservedOwner observed) {
+            observed.list = null;
+        }
+    }
+
     /** The first of {@code op}'s WatchNodes (several keys), or null (K3). */
     static WatchNode firstNodeOf(DelayedOperation op) {
-        return op.watchers == null ? (WatchNode) op.watchNext : null;
+        return listOf(op) == null ? (WatchNode) op.watchNext : null;
     }
 
     /** Links {@code op} in the heap, to wait until this key's position reaches {@code position} (K3, K7). */
@@ -182,13 +206,17 @@ final class Watchers {
         return ops;
     }
 
-    /** Checks (K1) and (K3) for this list (tests, in quiescence); returns the number of linked nodes. */
+    /** Checks (K1), (K3) and OperationState (O6) for this list (tests, in quiescence); returns the linked nodes. */
     int checkLinks() {
         int count = 0;
         WatchLink previous = null;
         for (WatchLink n = head; n != null; n = next(n)) {
             if (prev(n) != previous || watchersOf(n) != this) {
                 throw new IllegalStateException("(K1) broken watch list for key " + key);
+            }
+            Owner owner = OperationState.ownerOf(operationOf(n));
+            if (watcherList.owner != null && (owner == null || owner.engine() != watcherList.owner)) {
+                throw new IllegalStateException("(O6) an operation on the list of " + key + " names owner " + owner);
             }
             if (operationOf(n).isCompleted()) {
                 throw new IllegalStateException("settled operation still watched on " + key);
@@ -240,7 +268,7 @@ final class Watchers {
     }
 
     private static Watchers watchersOf(WatchLink node) {
-        return node instanceof WatchNode w ? w.watchers : ((DelayedOperation) node).watchers;
+        return node instanceof WatchNode w ? w.watchers : listOf((DelayedOperation) node);
     }
 
     private static WatchLink next(WatchLink node) {

@@ -46,7 +46,7 @@ class LongWatchListTest {
 
     /** Grows to a few thousand nodes and back to none twice, checking the list against a model at every step. */
     private void runModel(Order order, Random random) {
-        Watchers list = new Watchers("k", new WatcherList(new PurgatoryCounters()));
+        Watchers list = new Watchers("k", new WatcherList(null, new PurgatoryCounters()));
         List<WatchLink> model = new ArrayList<>();
         for (int cycle = 0; cycle < 2; cycle++) {
             int target = 300 + random.nextInt(1_200);
@@ -247,7 +247,7 @@ class LongWatchListTest {
 
         timer.advanceClock(0); // the timer drops its cancelled entries at its next turn
         assertThat(others).as("settled operations no longer reachable").allMatch(ReliabilitySupport::isCollected);
-        assertThat(retained.watchers).isNull();
+        assertThat(Watchers.listOf(retained)).isNull();
         assertThat(retained.watchNext).as("(K2) a settled operation links to nothing").isNull();
         assertThat(retained.watchPrev).isNull();
         assertThat(purgatory.watched()).isZero();

@@ -96,7 +96,7 @@ class PositionedEdgesTest {
 
         assertThat(retained.watchNext).as("a settled operation links to nothing").isNull();
         assertThat(retained.watchPrev).isNull();
-        assertThat(retained.watchers).isNull();
+        assertThat(Watchers.listOf(retained)).isNull();
         timer.advanceClock(0);
         for (int i = 0; i < 10 && neighbours.stream().anyMatch(ref -> ref.get() != null); i++) {
             System.gc();

@@ -163,9 +163,12 @@ class PurgatoryEdgeCaseTest {
         p.tryCompleteElseWatch(single, List.of("a"));
         p.tryCompleteElseWatch(triple, List.of("b", "c", "d"));
 
-        assertThat(single.watchers.key).as("(K3) its one key's list holds the operation itself").isEqualTo("a");
+        assertThat(Watchers.listOf(single).key).as("(K3) its one key's list holds the operation itself").isEqualTo("a");
+        assertThat(OperationState.ownerOf(single)).as("(O6) its home names the list, which names the owner")
+                .isSameAs(p.engine());
         assertThat(Watchers.firstNodeOf(single)).isNull();
-        assertThat(triple.watchers).as("(K3) on several keys: a node on each").isNull();
+        assertThat(Watchers.listOf(triple)).as("(K3) on several keys: a node on each").isNull();
+        assertThat(OperationState.ownerOf(triple)).isSameAs(p.engine());
         WatchNode first = Watchers.firstNodeOf(triple);
         assertThat(first.nextOfOperation.nextOfOperation.nextOfOperation).isNull();
         assertThat(List.of(first.watchers.key, first.nextOfOperation.watchers.key,
@@ -173,6 +176,8 @@ class PurgatoryEdgeCaseTest {
         assertThat(p.watched()).isEqualTo(4);
         triple.cancel();
         assertThat(p.watched()).isEqualTo(1);
+        single.forceComplete();
+        assertThat(single.home).as("(O6) unlinked, its home names its owner again").isSameAs(p.engine());
         p.engine().checkInvariants();
         p.close();
     }
@@ -181,7 +186,7 @@ class PurgatoryEdgeCaseTest {
     void unlink_nodeAlreadyUnlinked_returnsFalseAndTheUnlinkedNodeHoldsNoLink() {
         DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("unlink").timer(timer)
                 .reaperEnabled(false).build();
-        Watchers list = new Watchers("k", new WatcherList(new PurgatoryCounters()));
+        Watchers list = new Watchers("k", new WatcherList(null, new PurgatoryCounters()));
         HookOp a = new HookOp(1);
         HookOp b = new HookOp(1);
         HookOp c = new HookOp(1);

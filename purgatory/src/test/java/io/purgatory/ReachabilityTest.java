@@ -46,7 +46,7 @@ class ReachabilityTest {
         assertCollected(later);
         assertThat(retained.watchNext).as("a settled operation links to nothing").isNull();
         assertThat(retained.watchPrev).isNull();
-        assertThat(retained.watchers).isNull();
+        assertThat(Watchers.listOf(retained)).isNull();
     }
 
     @Test

@@ -82,6 +82,29 @@ class WaitObserverTest {
     }
 
     @Test
+    void observedOperation_onOneKey_itsOwnerKeepsTheListAndIsFoundWhileLinked() {
+        DelayedOperationPurgatory<MockOperation> p = purgatory(ClosePolicy.EXPIRE);
+        MockOperation op = new MockOperation(100);
+        p.tryCompleteElseWatch(op, List.of("a"));
+
+        assertThat(op.home).as("(K3) an observed operation's home stays its ObservedOwner")
+                .isInstanceOf(ObservedOwner.class);
+        assertThat(Watchers.listOf(op).key).isEqualTo("a");
+        assertThat(OperationState.ownerOf(op).engine()).isSameAs(p.engine());
+        p.engine().checkInvariants();
+
+        op.completable = true;
+        assertThat(p.checkAndComplete("a")).isEqualTo(1);
+
+        assertThat(Watchers.listOf(op)).as("unlinked by the settle's booking").isNull();
+        assertThat(op.home).isInstanceOf(ObservedOwner.class);
+        assertThat(p.watched()).isZero();
+        assertThat(observer.ends).containsExactly("COMPLETED");
+        p.engine().checkInvariants();
+        p.close();
+    }
+
+    @Test
     void submission_failsAndIsUndone_itsWaitEndsFailed() {
         DelayedOperationPurgatory<MockOperation> p = purgatory(ClosePolicy.EXPIRE);
         AtomicInteger hashes = new AtomicInteger();
