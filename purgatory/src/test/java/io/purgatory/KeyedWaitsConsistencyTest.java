@@ -114,7 +114,7 @@ class KeyedWaitsConsistencyTest {
     }
 
     @Test
-    void completeFromOutsideThenCancel_theFirstOutsideAnswerStands() {
+    void cancel_afterACompleteFromOutside_theFirstOutsideAnswerStands() {
         CompletableFuture<Integer> wait = waits.await("k", Duration.ofSeconds(30));
 
         assertThat(wait.complete(9)).isTrue();
@@ -126,7 +126,7 @@ class KeyedWaitsConsistencyTest {
     }
 
     @Test
-    void cancelFromADependentOfAnotherWait_theCancelledFutureIsDoneWhenCancelReturns() {
+    void cancel_fromADependentOfAnotherWait_theCancelledFutureIsDoneWhenCancelReturns() {
         CompletableFuture<Integer> first = waits.await("a", Duration.ofSeconds(30));
         CompletableFuture<Integer> second = waits.await("b", Duration.ofSeconds(30));
         AtomicInteger doneAfterCancel = new AtomicInteger(-1);

@@ -112,7 +112,7 @@ class MetricsSeamFaultTest {
 
     @ParameterizedTest(name = "{0} throws {1} at {2}")
     @MethodSource("matrix")
-    void registryFunctionThrows_nothingHalfRegisteredThePurgatoryUnharmedAndABindFailureNamesIt(Point point,
+    void bindOrClose_registryFunctionThrows_nothingHalfRegisteredThePurgatoryUnharmedAndABindFailureNamesIt(Point point,
                                                                                                 Thrown thrown,
                                                                                                 Path path) {
         switch (path) {
