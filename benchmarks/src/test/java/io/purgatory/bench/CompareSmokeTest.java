@@ -60,7 +60,7 @@ class CompareSmokeTest {
     }
 
     @Test
-    void parse_options() {
+    void parse_optionsGiven_readsQuickRoundsAndSelection() {
         CompareOptions o = CompareOptions.parse("--quick", "--rounds", "2", "--only", "perf,acks");
         assertTrue(o.quick());
         assertEquals(2, o.rounds());
@@ -71,7 +71,7 @@ class CompareSmokeTest {
     }
 
     @Test
-    void format_numbers() {
+    void format_numbers_groupThousandsRoundAndShowNaNAsADash() {
         assertEquals("1,234,567", Results.format(1_234_567));
         assertEquals("12.3", Results.format(12.34));
         assertEquals("0.00271", Results.format(0.002712));

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class ConfigurationMetadataTest {
 
     @Test
-    void metadata_describesEveryPurgatoryProperty() throws IOException {
+    void metadata_everyPurgatoryProperty_isDescribed() throws IOException {
         JsonNode metadata = metadata();
         List<String> names = new ArrayList<>();
         for (JsonNode property : metadata.get("properties")) {
@@ -44,7 +44,7 @@ class ConfigurationMetadataTest {
      * read: additional-spring-configuration-metadata.json repeats them, and this fails if they drift.
      */
     @Test
-    void metadataDefaults_areTheCoresConstants() throws IOException {
+    void metadata_defaults_areTheCoresConstants() throws IOException {
         Map<String, String> defaults = new HashMap<>();
         for (JsonNode property : metadata().get("properties")) {
             defaults.put(property.get("name").asText(), property.path("defaultValue").asText(null));
@@ -62,7 +62,7 @@ class ConfigurationMetadataTest {
     }
 
     @Test
-    void autoConfigurations_areRegisteredForSpringBoot() throws IOException {
+    void autoConfigurations_importsFile_registersEachForSpringBoot() throws IOException {
         String imports;
         try (InputStream in = getClass().getResourceAsStream(
                 "/META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports")) {
