@@ -7,6 +7,7 @@ import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
+import io.purgatory.testsupport.LogCapture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -57,7 +58,8 @@ class SubmissionRaceTest {
 
     @Test
     void tryCompleteElseWatch_cancelForKeyOfItsFirstKeyThenItsSecondKeyFails_theCancelStandsAndIsCounted() {
-        try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("n2")
+        try (LogCapture log = new LogCapture(DelayedOperationPurgatory.class);
+             DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("n2")
                 .timerEnabled(false).reaperEnabled(false).maxPending(1).build()) {
             MockOperation op = new MockOperation(1_000);
             List<MockOperation> cancelled = new ArrayList<>();
@@ -86,6 +88,8 @@ class SubmissionRaceTest {
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("already settled");
             p.tryCompleteElseWatch(new MockOperation(1_000), List.of("other"));
             assertThat(p.numDelayed()).as("its slot was freed").isEqualTo(1);
+            assertThat(log.events()).singleElement().satisfies(event -> assertThat(event.getFormattedMessage())
+                    .contains("a submission failed after another call had settled its operation"));
         }
     }
 
