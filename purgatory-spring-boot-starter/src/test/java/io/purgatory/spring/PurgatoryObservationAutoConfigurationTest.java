@@ -70,7 +70,26 @@ class PurgatoryObservationAutoConfigurationTest {
     @Test
     void withSpringBootsObservationRegistry_itsHandlersSeeEachWait() {
         List<String> stopped = new CopyOnWriteArrayList<>();
-        runner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+        withSpringBootsRegistry(stopped).run(context -> {
+            assertThat(context).hasSingleBean(ObservationRegistry.class).hasSingleBean(MicrometerObservations.class);
+            assertThat(answeredWait(context)).isCompletedWithValue("paid");
+            assertThat(stopped).containsExactly("purgatory.wait completed");
+        });
+    }
+
+    @Test
+    void springBootsObservationsEnableProperty_turnsTheWaitsOff() {
+        List<String> stopped = new CopyOnWriteArrayList<>();
+        withSpringBootsRegistry(stopped).withPropertyValues("management.observations.enable.purgatory.wait=false")
+                .run(context -> {
+                    assertThat(answeredWait(context)).isCompletedWithValue("paid");
+                    assertThat(stopped).isEmpty();
+                });
+    }
+
+    /** Spring Boot's ObservationRegistry, with a handler bean that records each observation stopped. */
+    private ApplicationContextRunner withSpringBootsRegistry(List<String> stopped) {
+        return runner.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
                 .withBean(ObservationHandler.class, () -> new ObservationHandler<Observation.Context>() {
                     @Override
                     public void onStop(Observation.Context context) {
@@ -81,12 +100,6 @@ class PurgatoryObservationAutoConfigurationTest {
                     public boolean supportsContext(Observation.Context context) {
                         return true;
                     }
-                })
-                .run(context -> {
-                    assertThat(context).hasSingleBean(ObservationRegistry.class)
-                            .hasSingleBean(MicrometerObservations.class);
-                    assertThat(answeredWait(context)).isCompletedWithValue("paid");
-                    assertThat(stopped).containsExactly("purgatory.wait completed");
                 });
     }
 
