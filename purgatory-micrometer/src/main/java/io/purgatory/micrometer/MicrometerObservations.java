@@ -73,21 +73,24 @@ public final class MicrometerObservations implements WaitObserver {
         return registry;
     }
 
-    /** Starts the wait's observation, the current observation its parent (M12); null if off (M11). */
+    /**
+     * Starts the wait's observation, a child of the observation current on this thread, and
+     * returns it; null if the registry observes nothing.
+     */
     @Override
     public Object started(WaitStart start) {
         if (registry.isNoop()) {
             return null; // (M11)
         }
-        Observation observation = Observation.createNotStarted(convention, DEFAULT,
+        Observation observation = Observation.createNotStarted(convention, DEFAULT, // its parent (M12)
                 () -> new WaitObservationContext(start), registry);
         return observation.isNoop() ? null : observation.start();
     }
 
-    /** Stops the wait's observation with its outcome, and its error if it failed (M10). */
+    /** Stops the wait's observation with its outcome, and with its error if it failed. */
     @Override
     public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
-        Observation observation = (Observation) handle;
+        Observation observation = (Observation) handle; // stopped once (M10)
         ((WaitObservationContext) observation.getContext()).setOutcome(outcome);
         if (failure != null) {
             observation.error(failure);
