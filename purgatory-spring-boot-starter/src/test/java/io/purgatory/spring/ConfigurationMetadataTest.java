@@ -36,7 +36,8 @@ class ConfigurationMetadataTest {
 
         assertThat(names).containsExactlyInAnyOrder("purgatory.runtime.name", "purgatory.runtime.tick",
                 "purgatory.runtime.wheel-size", "purgatory.shards", "purgatory.max-pending", "purgatory.close-policy",
-                "purgatory.metrics.enabled", "purgatory.metrics.buckets", "purgatory.health.rejection-window");
+                "purgatory.metrics.enabled", "purgatory.metrics.buckets", "purgatory.observations.enabled",
+                "purgatory.health.rejection-window");
     }
 
     /**
@@ -55,7 +56,8 @@ class ConfigurationMetadataTest {
                 .containsEntry("purgatory.runtime.tick", TimerGeometry.DEFAULT.tickMs() + "ms")
                 .containsEntry("purgatory.runtime.wheel-size", String.valueOf(TimerGeometry.DEFAULT.wheelSize()))
                 .containsEntry("purgatory.max-pending", "0")
-                .containsEntry("purgatory.close-policy", "expire");
+                .containsEntry("purgatory.close-policy", "expire")
+                .containsEntry("purgatory.observations.enabled", "true");
         assertThat(properties.getShards()).isEqualTo(PurgatoryBuilder.DEFAULT_SHARDS);
         assertThat(properties.getRuntime().getTick()).isEqualTo(Duration.ofMillis(TimerGeometry.DEFAULT.tickMs()));
         assertThat(properties.getRuntime().getWheelSize()).isEqualTo(TimerGeometry.DEFAULT.wheelSize());
@@ -70,8 +72,9 @@ class ConfigurationMetadataTest {
         }
 
         assertThat(imports.lines()).containsExactly(PurgatoryAutoConfiguration.class.getName(),
-                PurgatoryMetricsAutoConfiguration.class.getName(), PurgatoryActuatorAutoConfiguration.class.getName(),
-                PurgatoryWebAutoConfiguration.class.getName());
+                PurgatoryMetricsAutoConfiguration.class.getName(),
+                PurgatoryObservationAutoConfiguration.class.getName(),
+                PurgatoryActuatorAutoConfiguration.class.getName(), PurgatoryWebAutoConfiguration.class.getName());
     }
 
     private JsonNode metadata() throws IOException {
