@@ -213,7 +213,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             watch(op, key != null ? key : keys[i], i, n == 1, positions);
         }
         if (closed.get()) { // raced close(), whose sweep may have missed it (N3)
-            OperationState.settle(op, closeOutcome);
+            OperationState.settleForClose(op, closeOutcome);
             return false;
         }
         long now = metrics.isBound() ? metrics.now() : UserCode.NO_TIME;
@@ -226,7 +226,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             try {
                 timer.add(op);
             } catch (IllegalStateException timerClosed) { // it can never expire now: settle as close would
-                OperationState.settle(op, closeOutcome);
+                OperationState.settleForClose(op, closeOutcome);
             }
         }
         return false;
@@ -323,7 +323,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     /** How a wait of word {@code state} settled with {@code outcome} ended, for an observer (N6). */
     WaitOutcome waitOutcome(Outcome outcome, long state) {
-        if (outcome == closeOutcome && closed.get()) {
+        if (OperationState.wasSettledByClose(state)) { // (O9)
             return WaitOutcome.CLOSED;
         }
         return switch (outcome) {
@@ -356,8 +356,8 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         return name;
     }
 
-    @Override
-    public boolean isClosed() {
+    /** True once the purgatory began to close. */
+    boolean isClosed() {
         return closed.get();
     }
 

@@ -221,7 +221,7 @@ final class KeyedWait<V> extends DelayedOperation {
     private WaitTimeoutException timedOut() {
         Owner o = OperationState.ownerOf(this);
         String name = o == null ? "?" : o.name();
-        if (o != null && o.isClosed()) {
+        if (OperationState.wasSettledByClose(state)) { // (O9)
             return new WaitTimeoutException("keyed waits '" + name + "' closed before an event answered the wait",
                     true);
         }

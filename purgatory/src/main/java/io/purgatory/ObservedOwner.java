@@ -42,11 +42,6 @@ final class ObservedOwner implements Owner {
     }
 
     @Override
-    public boolean isClosed() {
-        return engine.isClosed();
-    }
-
-    @Override
     public void settled(DelayedOperation op, Outcome outcome, long state) {
         try {
             engine.settled(op, outcome, state);

@@ -105,6 +105,25 @@ class WaitObserverTest {
     }
 
     @Test
+    void close_aCallbackOfItsSweepCancelsAnotherWait_thatWaitEndsCancelledNotClosed() {
+        DelayedOperationPurgatory<ReliabilitySupport.HookOp> p = DelayedOperationPurgatory
+                .<ReliabilitySupport.HookOp>builder("observed").timer(timer).observer(observer)
+                .closePolicy(ClosePolicy.CANCEL).build();
+        ReliabilitySupport.HookOp a = new ReliabilitySupport.HookOp(100);
+        ReliabilitySupport.HookOp b = new ReliabilitySupport.HookOp(100);
+        a.cancelHook = b::cancel; // whichever the sweep reaches first cancels the other itself
+        b.cancelHook = a::cancel;
+        p.tryCompleteElseWatch(a, List.of("a"));
+        p.tryCompleteElseWatch(b, List.of("b"));
+
+        p.close();
+
+        assertThat(observer.ends).as("(O9) CLOSED only for the wait the close settled")
+                .containsExactlyInAnyOrder("CLOSED", "CANCELLED");
+        assertThat(a.cancels.get() + b.cancels.get()).isEqualTo(2);
+    }
+
+    @Test
     void submission_failsAndIsUndone_itsWaitEndsFailed() {
         DelayedOperationPurgatory<MockOperation> p = purgatory(ClosePolicy.EXPIRE);
         AtomicInteger hashes = new AtomicInteger();
