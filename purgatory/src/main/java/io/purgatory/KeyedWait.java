@@ -207,10 +207,9 @@ final class KeyedWait<V> extends DelayedOperation {
         }
     }
 
-    /** The wait timed out or was cancelled: its keys remember the end, unless its waits are closing (V4). */
+    /** The wait timed out or was cancelled: its keys remember the end, unless its waits' close ended it (V4, O9). */
     private void rememberEnd() {
-        Owner o = owner;
-        if (ends == null || o == null || o.isClosed()) {
+        if (ends == null || OperationState.wasSettledByClose(state)) {
             return;
         }
         if (keys == null) {

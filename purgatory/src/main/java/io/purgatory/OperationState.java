@@ -400,6 +400,11 @@ final class OperationState {
         }
     }
 
+    /** Makes {@code owner} the owner of {@code op}: its submission holds the claim and has linked nothing yet (O6). */
+    static void reown(DelayedOperation op, Owner owner) {
+        op.home = owner;
+    }
+
     /** Forgets the owner of an abandoned operation, unlinked, the claim still held (O6). */
     static void disown(DelayedOperation op) {
         op.home = null;

@@ -325,7 +325,7 @@ class UnansweredEventsTest {
     }
 
     @Test
-    void withoutAListener_eventsAreCountedAlike() {
+    void unansweredEvents_withoutAListener_areCountedAlike() {
         waits = KeyedWaits.builder("quiet").timer(timer).lateEvents(Duration.ofSeconds(1), 10).build();
         var timedOut = waits.await("o1", Duration.ofMillis(10));
         timer.advanceClock(10);
@@ -341,7 +341,7 @@ class UnansweredEventsTest {
     }
 
     @Test
-    void otherPurgatories_countNoEvents() {
+    void metricsSource_otherPurgatories_countNoEvents() {
         MetricsSource[] bound = new MetricsSource[1];
         try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("ops")
                 .timer(timer).metrics(source -> {
@@ -356,7 +356,7 @@ class UnansweredEventsTest {
     }
 
     @Test
-    void lateEvents_refusesAWindowOrSizeThatIsNotPositive() {
+    void lateEvents_windowOrSizeNotPositive_isRefused() {
         KeyedWaitsBuilder b = KeyedWaits.builder("x");
         assertThatThrownBy(() -> b.lateEvents(Duration.ZERO, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("window must be positive: PT0S");

@@ -53,7 +53,7 @@ class WaitObserverStressTest {
 
     @Test
     @Tag("slow")
-    void longRuns_eachWaitEndedOnceWithItsOutcome() throws Exception {
+    void observedWaits_longRacingRuns_eachEndedOnceWithItsOutcome() throws Exception {
         for (long seed = 1; seed <= 5; seed++) {
             new KeyedRun(6, 40_000, seed).execute();
             new OperationRun(6, 40_000, seed).execute();

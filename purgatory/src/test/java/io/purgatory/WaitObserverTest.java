@@ -124,6 +124,33 @@ class WaitObserverTest {
     }
 
     @Test
+    void observer_leavesAWaitUnobserved_noOwnerOfItsOwnAndNoEnd() {
+        List<Object> ended = new ArrayList<>();
+        WaitObserver declining = new WaitObserver() {
+            @Override
+            public Object started(WaitStart start) {
+                return null;
+            }
+
+            @Override
+            public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
+                ended.add(handle);
+            }
+        };
+        DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("declined")
+                .timer(timer).observer(declining).build();
+        MockOperation op = new MockOperation(100);
+
+        p.tryCompleteElseWatch(op, List.of("a", "b"));
+
+        assertThat(op.home).as("(N6) only a wait given a handle has an ObservedOwner").isSameAs(p.engine());
+        timer.advanceClock(100);
+        assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
+        assertThat(ended).isEmpty();
+        p.close();
+    }
+
+    @Test
     void submission_failsAndIsUndone_itsWaitEndsFailed() {
         DelayedOperationPurgatory<MockOperation> p = purgatory(ClosePolicy.EXPIRE);
         AtomicInteger hashes = new AtomicInteger();

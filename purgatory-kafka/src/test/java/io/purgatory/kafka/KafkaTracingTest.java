@@ -82,7 +82,7 @@ class KafkaTracingTest {
     }
 
     @Test
-    void aRecordWithoutContext_isHandedOverUntraced() {
+    void handOver_recordWithoutContext_isUntraced() {
         assertThat(feed().handOver(record(false), this::handOverOnce, errors)).isOne();
 
         assertThat(handedOver).hasValue(1);
@@ -138,7 +138,7 @@ class KafkaTracingTest {
      * (only KafkaTracing does, loaded when the user names it), so the feed runs without the jar.
      */
     @Test
-    void theFeedsOwnClasses_nameNoTypeOfMicrometerTracing() throws Exception {
+    void feedClasses_withoutTracing_nameNoTypeOfMicrometerTracing() throws Exception {
         for (Class<?> type : List.of(KafkaFeed.class, KafkaFeed.Builder.class, FeedLoop.class, FeedConfig.class,
                 RecordTracing.class, FeedErrors.class, KafkaFeedMetrics.class)) {
             try (var in = type.getResourceAsStream("/" + type.getName().replace('.', '/') + ".class")) {

@@ -113,7 +113,7 @@ class TracedFeedTest {
     }
 
     @Test
-    void aRecordWithoutATraceContext_isHandedOverUntraced() throws Exception {
+    void feed_recordWithoutATraceContext_isHandedOverUntraced() throws Exception {
         String topic = SharedBroker.newTopic("untraced", 1);
         KafkaFeed<String, String> feedA = a.feed(topic);
         CompletableFuture<String> paid = a.waits.await("order-7", Duration.ofSeconds(60));

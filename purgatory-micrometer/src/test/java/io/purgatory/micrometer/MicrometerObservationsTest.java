@@ -263,7 +263,7 @@ class MicrometerObservationsTest {
     }
 
     @Test
-    void testObservationRegistry_validatesEachWaitsLifecycle() {
+    void observations_testObservationRegistry_validateEachWaitsLifecycle() {
         TestObservationRegistry test = TestObservationRegistry.create();
         KeyedWaits<String, String> waits = KeyedWaits.builder("payments").timer(timer)
                 .observer(MicrometerObservations.of(test)).build();

@@ -45,7 +45,7 @@ class PurgatoryObservationAutoConfigurationTest {
                     PurgatoryObservationAutoConfiguration.class));
 
     @Test
-    void withAnObservationRegistry_eachWaitOfTheFactorysPurgatoriesIsObserved() {
+    void autoConfiguration_observationRegistry_observesEachWaitOfTheFactorysPurgatories() {
         runner.withUserConfiguration(TestRegistry.class).run(context -> {
             assertThat(context).hasSingleBean(MicrometerObservations.class);
             TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
@@ -68,7 +68,7 @@ class PurgatoryObservationAutoConfigurationTest {
     }
 
     @Test
-    void withSpringBootsObservationRegistry_itsHandlersSeeEachWait() {
+    void autoConfiguration_bootsObservationRegistry_itsHandlersSeeEachWait() {
         List<String> stopped = new CopyOnWriteArrayList<>();
         withSpringBootsRegistry(stopped).run(context -> {
             assertThat(context).hasSingleBean(ObservationRegistry.class).hasSingleBean(MicrometerObservations.class);
@@ -78,7 +78,7 @@ class PurgatoryObservationAutoConfigurationTest {
     }
 
     @Test
-    void springBootsObservationsEnableProperty_turnsTheWaitsOff() {
+    void autoConfiguration_bootsEnablePropertyFalse_turnsTheWaitsOff() {
         List<String> stopped = new CopyOnWriteArrayList<>();
         withSpringBootsRegistry(stopped).withPropertyValues("management.observations.enable.purgatory.wait=false")
                 .run(context -> {
@@ -131,7 +131,7 @@ class PurgatoryObservationAutoConfigurationTest {
     }
 
     @Test
-    void withoutPurgatoryMicrometerOnTheClassPath_noObserver() {
+    void autoConfiguration_withoutPurgatoryMicrometer_makesNoObserver() {
         runner.withUserConfiguration(TestRegistry.class)
                 .withClassLoader(new FilteredClassLoader(MicrometerObservations.class)).run(context -> {
                     assertThat(context).hasNotFailed().doesNotHaveBean(WaitObserver.class);
@@ -140,7 +140,7 @@ class PurgatoryObservationAutoConfigurationTest {
     }
 
     @Test
-    void aConventionBean_namesTheObservations() {
+    void autoConfiguration_conventionBean_namesTheObservations() {
         runner.withUserConfiguration(TestRegistry.class)
                 .withBean(WaitObservationConvention.class, () -> new DefaultWaitObservationConvention() {
                     @Override
@@ -157,7 +157,7 @@ class PurgatoryObservationAutoConfigurationTest {
     }
 
     @Test
-    void anApplicationsWaitObserver_replacesMicrometers() {
+    void autoConfiguration_applicationsWaitObserver_replacesMicrometers() {
         List<String> ended = new CopyOnWriteArrayList<>();
         runner.withUserConfiguration(TestRegistry.class)
                 .withBean(WaitObserver.class, () -> new WaitObserver() {
