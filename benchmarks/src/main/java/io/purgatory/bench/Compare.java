@@ -18,7 +18,8 @@ public final class Compare {
     /** All workloads, in table order. */
     static List<Workload> workloads(Results results) {
         return List.of(new AckWorkload(), new ExpirationWorkload(), new TimerExpirationWorkload(),
-                ExpirationLoadWorkload.fullSpeed(), ExpirationLoadWorkload.paced(200_000), new ColdExpirationWorkload(),
+                ExpirationLoadWorkload.fullSpeed(), ExpirationLoadWorkload.paced(200_000), new ExpiryCapacityWorkload(),
+                new ColdExpirationWorkload(),
                 new MemoryWorkload(results), new ChurnWorkload(), PerfWorkload.lowTimeout(),
                 PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload(), new KeyedWaitsWorkload(results));
     }

@@ -1,8 +1,6 @@
 package io.purgatory.bench;
 
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +19,6 @@ import java.util.concurrent.locks.LockSupport;
 final class ExpirationLoadWorkload extends Workload {
 
     static final long PACED_PARK_MICROS = 100;
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final int opsPerSecond;
     final Metric insertRate;
@@ -58,19 +55,46 @@ final class ExpirationLoadWorkload extends Workload {
 
     @Override
     public void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) {
+        LoadRun run = run(impl, id() + "-" + impl.id(), opsPerSecond, sizes.expirationLoadMillis(),
+                sizes.expirationLoadMaxOps(), sizes);
+        recorder.record(insertRate, run.insertRate());
+        LatenessTracker.Summary s = run.lateness();
+        recorder.record(lateness.p50(), s.p50Ms());
+        recorder.record(lateness.p99(), s.p99Ms());
+        recorder.record(lateness.p999(), s.p999Ms());
+        recorder.record(lateness.max(), s.maxMs());
+        recorder.record(lateness.min(), s.minMs());
+        recorder.record(lateness.lost(), s.lost());
+        recorder.record(lateness.early(), s.early());
+        recorder.record(lateness.twice(), s.twice());
+        recorder.record(due, s.count());
+        recorder.record(backlog, run.backlogPeak().ops());
+        recorder.record(insertCpu, run.insertCpuNanos());
+        recorder.record(expiryCpu, run.expiryCpuNanos());
+        recorder.record(gc.count(), run.gcCount());
+        recorder.record(gc.totalMs(), (double) run.gcTotalMs());
+        recorder.record(gc.longestMs(), (double) run.gcLongestMs());
+        log.printf("    %s%n", run.describe());
+    }
+
+    /**
+     * One run: a new purgatory of {@code impl}, one thread inserting for {@code millis} (at most
+     * {@code maxOps}) at {@code opsPerSecond} (0: as fast as it can), then waiting for every
+     * expiry (at most the longest timeout plus {@link ExpirationWorkload#GRACE_MS}).
+     */
+    static LoadRun run(Impl impl, String name, int opsPerSecond, long millis, int maxOps, Sizes sizes) {
         int maxMs = sizes.expirationMaxMs();
-        LatenessTracker tracker = new LatenessTracker(sizes.expirationLoadMaxOps(), sizes.expirationMinMs(), maxMs);
+        LatenessTracker tracker = new LatenessTracker(maxOps, sizes.expirationMinMs(), maxMs);
         BenchKey[] keys = BenchKey.range(sizes.expirationKeys());
         long waitMs = maxMs + ExpirationWorkload.GRACE_MS;
-        try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, id() + "-" + impl.id());
+        try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, name);
              GcPauses pauses = GcPauses.start()) {
             int capacity = tracker.size();
             int n = 0;
-            ExpiryBacklog sampler = new ExpiryBacklog(tracker, 2 * sizes.expirationLoadMillis() + waitMs);
-            long cpu0 = Probe.processCpuNanos();
-            long threadCpu0 = THREADS.getCurrentThreadCpuTime();
+            ExpiryBacklog sampler = new ExpiryBacklog(tracker, 2 * millis + waitMs);
+            ThreadCpu cpu0 = new ThreadCpu();
             long t0 = System.nanoTime();
-            long end = t0 + TimeUnit.MILLISECONDS.toNanos(sizes.expirationLoadMillis());
+            long end = t0 + TimeUnit.MILLISECONDS.toNanos(millis);
             while (n < capacity) {
                 if (opsPerSecond > 0 && System.nanoTime() - (t0 + n * 1_000_000_000L / opsPerSecond) < 0) {
                     LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(PACED_PARK_MICROS)); // ahead of schedule
@@ -85,21 +109,52 @@ final class ExpirationLoadWorkload extends Workload {
                 n++;
             }
             long t1 = System.nanoTime();
-            long insertCpuNanos = THREADS.getCurrentThreadCpuTime() - threadCpu0;
             int fired = tracker.awaitFirst(n, waitMs);
-            long otherCpuNanos = Probe.processCpuNanos() - cpu0 - insertCpuNanos;
+            ThreadCpu.Split cpu = cpu0.since("ExpirationReaper", name);
             ExpiryBacklog.Peak peak = sampler.stop(n, t0);
-            recorder.record(insertRate, n * 1e9 / (t1 - t0));
-            int dueCount = tracker.reportDueBy(lateness, recorder, n, t1);
-            recorder.record(due, dueCount);
-            recorder.record(backlog, peak.ops());
-            recorder.record(insertCpu, n == 0 ? Double.NaN : (double) insertCpuNanos / n);
-            recorder.record(expiryCpu, fired == 0 ? Double.NaN : (double) otherCpuNanos / fired);
-            pauses.report(gc, recorder);
-            log.printf("    %s: %,d inserted in %d ms%s, %,d due meanwhile, %,d expired; backlog peak %,d at %d ms;"
-                    + " GC %d x, %d ms, longest %d ms%n", impl.id(), n, (t1 - t0) / 1_000_000,
-                    n == capacity ? " (capacity reached)" : "", dueCount, fired, peak.ops(), peak.atMs(),
-                    pauses.count(), pauses.totalMs(), pauses.longestMs());
+            return new LoadRun(impl, opsPerSecond, n, n == capacity, t1 - t0, fired,
+                    tracker.summarize(n, t1, true), peak, cpu, pauses.count(), pauses.totalMs(), pauses.longestMs());
+        }
+    }
+
+    /**
+     * What one {@link #run} measured: {@code inserted} operations in {@code insertNanos}, the lateness
+     * of those due by the end of the inserts, the backlog peak, CPU per insert (the inserting
+     * thread) and per expiry (the rest of the process), and the GC collections.
+     */
+    record LoadRun(Impl impl, int targetRate, int inserted, boolean capacityReached, long insertNanos, int fired,
+                   LatenessTracker.Summary lateness, ExpiryBacklog.Peak backlogPeak, ThreadCpu.Split cpu,
+                   int gcCount, long gcTotalMs, long gcLongestMs) {
+
+        double insertRate() {
+            return inserted * 1e9 / insertNanos;
+        }
+
+        /** CPU of the inserting thread per insert, ns. */
+        double insertCpuNanos() {
+            return inserted == 0 ? Double.NaN : (double) cpu.inserter() / inserted;
+        }
+
+        /** CPU of every other thread (GC, JIT and the harness's sampler too) per expiry, ns. */
+        double expiryCpuNanos() {
+            return perExpiry(cpu.driver() + cpu.executor() + cpu.otherJava() + cpu.vm());
+        }
+
+        private double perExpiry(long nanos) {
+            return fired == 0 ? Double.NaN : (double) nanos / fired;
+        }
+
+        String describe() {
+            return String.format(Locale.ROOT, "%s%s: %,d inserted in %d ms (%,.0f/s)%s, %,d due meanwhile,"
+                    + " %,d expired; p50 %.2f p99 %.2f p99.9 %.2f max %.2f ms; backlog peak %,d at %d ms;"
+                    + " CPU %.0f ns/insert, %.0f ns/expiry (driver %.0f, executor %.0f, other threads %.0f,"
+                    + " GC/JIT/VM %.0f); GC %d x, %d ms, longest %d ms",
+                    impl.id(), targetRate > 0 ? String.format(Locale.ROOT, " @ %,d/s", targetRate) : "", inserted,
+                    insertNanos / 1_000_000, insertRate(), capacityReached ? " (capacity reached)" : "",
+                    lateness.count(), fired, lateness.p50Ms(), lateness.p99Ms(), lateness.p999Ms(),
+                    lateness.maxMs(), backlogPeak.ops(), backlogPeak.atMs(), insertCpuNanos(), expiryCpuNanos(),
+                    perExpiry(cpu.driver()), perExpiry(cpu.executor()), perExpiry(cpu.otherJava()),
+                    perExpiry(cpu.vm()), gcCount, gcTotalMs, gcLongestMs);
         }
     }
 }

@@ -91,6 +91,23 @@ final class LatenessTracker {
     }
 
     private int report(Metrics m, Results.Recorder recorder, int n, long untilNanos, boolean dueByOnly) {
+        Summary s = summarize(n, untilNanos, dueByOnly);
+        recorder.record(m.p50, s.p50Ms());
+        recorder.record(m.p99, s.p99Ms());
+        recorder.record(m.p999, s.p999Ms());
+        recorder.record(m.max, s.maxMs());
+        recorder.record(m.min, s.minMs());
+        recorder.record(m.lost, s.lost());
+        recorder.record(m.early, s.early());
+        recorder.record(m.twice, s.twice());
+        return s.count();
+    }
+
+    /**
+     * The lateness of timeouts 0..n-1 (percentiles over those whose deadline is at or before
+     * {@code untilNanos} if {@code dueByOnly}) and the lost, early and doubled counts over all n.
+     */
+    Summary summarize(int n, long untilNanos, boolean dueByOnly) {
         long[] fired = new long[Math.min(n, distinctFired.get())];
         int f = 0;
         int all = 0;
@@ -114,15 +131,14 @@ final class LatenessTracker {
         }
         fired = Arrays.copyOf(fired, f);
         Arrays.sort(fired);
-        recorder.record(m.p50, Probe.percentile(fired, 0.50) / 1e6);
-        recorder.record(m.p99, Probe.percentile(fired, 0.99) / 1e6);
-        recorder.record(m.p999, Probe.percentile(fired, 0.999) / 1e6);
-        recorder.record(m.max, fired.length == 0 ? Double.NaN : fired[fired.length - 1] / 1e6);
-        recorder.record(m.min, fired.length == 0 ? Double.NaN : fired[0] / 1e6);
-        recorder.record(m.lost, n - all);
-        recorder.record(m.early, early);
-        recorder.record(m.twice, twice);
-        return f;
+        return new Summary(f, Probe.percentile(fired, 0.50) / 1e6, Probe.percentile(fired, 0.99) / 1e6,
+                Probe.percentile(fired, 0.999) / 1e6, f == 0 ? Double.NaN : fired[f - 1] / 1e6,
+                f == 0 ? Double.NaN : fired[0] / 1e6, n - all, early, twice);
+    }
+
+    /** Lateness percentiles in ms over {@code count} timeouts, and the lost, early and doubled counts. */
+    record Summary(int count, double p50Ms, double p99Ms, double p999Ms, double maxMs, double minMs,
+                   int lost, int early, int twice) {
     }
 
     /** The metrics of one expiration workload. */
