@@ -66,7 +66,7 @@ public final class SystemTimer implements Timer {
     private final TaskRunner runner;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** A timer with Kafka's defaults: 1 ms tick, 20 buckets per wheel, the system clock. */
+    /** A timer with the default geometry ({@link TimerGeometry#DEFAULT}) on the system clock. */
     public SystemTimer(String name) {
         this(builder(name));
     }
@@ -286,7 +286,7 @@ public final class SystemTimer implements Timer {
             return tickMs(TimerConfig.toMs(tick, "tick"));
         }
 
-        /** The number of buckets per wheel, 2 to 65536 (default 20); see {@link TimerGeometry}. */
+        /** The number of buckets per wheel, 2 to 65536 (default 1024); see {@link TimerGeometry}. */
         public Builder wheelSize(int wheelSize) {
             this.geometry = geometry.withWheelSize(wheelSize);
             return this;

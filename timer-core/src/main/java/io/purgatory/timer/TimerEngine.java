@@ -69,8 +69,10 @@ final class TimerEngine {
 
     private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long ACTIVE = Long.MIN_VALUE;
-    /** Tasks re-added per step of cascading ahead, between checks for due work. */
+    /** Tasks re-added per step of cascading ahead while nothing is due, between checks for due work. */
     private static final int EARLY_BATCH = 1024;
+    /** The most tasks a paced step of cascading ahead re-adds, after a turn that expired something. */
+    private static final int PACED_BATCH = 8192;
 
     /** Held by whichever thread drives the wheel. */
     private final ReentrantLock driverLock = new ReentrantLock();
@@ -99,7 +101,7 @@ final class TimerEngine {
         this.dispatcher = dispatcher;
         this.due = new DueTasks(dispatcher, batchDue);
         this.originNanos = clock.nanoTime();
-        this.wheel = new TimingWheel(geometry.tickMs(), geometry.wheelSize(), 0L, queue, true);
+        this.wheel = new TimingWheel(geometry.tickMs(), geometry.wheelSize(), 0L, queue);
     }
 
     String name() {
@@ -228,9 +230,10 @@ final class TimerEngine {
                     return false;
                 }
                 if (expireDue()) {
+                    cascadeAhead(true); // what the schedule says is behind (A2)
                     return true;
                 }
-                if (cascadeAhead()) {
+                if (cascadeAhead(false)) {
                     continue; // one bounded step; due work first
                 }
                 long remainingNanos = timeoutNanos - (System.nanoTime() - startNanos);
@@ -303,8 +306,8 @@ final class TimerEngine {
                 task = current.inboxNext;
                 current.inboxNext = null;
                 int state = current.leaveInbox(); // (T2): clear the bit, then read the state
-                if (current.next != null) {
-                    TimerTaskList.remove(current);
+                if (current.slot != 0) {
+                    wheel.unlink(current);
                 }
                 if (state == TimerTask.SCHEDULED) {
                     placeOrHandBack(current);
@@ -359,13 +362,15 @@ final class TimerEngine {
     }
 
     /**
-     * One bounded step of cascading ahead, for a driver that found nothing due: re-adds up to
-     * EARLY_BATCH tasks of a coarser bucket due soon. Returns true iff it did work; the caller
+     * One bounded step of cascading ahead: re-adds the tasks of coarser buckets due soon that are
+     * behind schedule ({@code paced}, after a turn that expired something), or up to EARLY_BATCH
+     * of them (for a driver that found nothing due). Returns true iff it moved a task; the caller
      * then expires what became due before the next step.
      */
-    private boolean cascadeAhead() {
+    private boolean cascadeAhead(boolean paced) {
         try {
-            boolean worked = !closed && EarlyCascade.step(wheel, EARLY_BATCH, reinsert);
+            boolean worked = !closed
+                    && EarlyCascade.step(wheel, paced ? PACED_BATCH : EARLY_BATCH, paced, reinsert) > 0;
             rethrowPlaceFailure(); // (E9)
             return worked;
         } finally {
@@ -373,11 +378,11 @@ final class TimerEngine {
         }
     }
 
-    /** One step of cascading ahead under the driver lock (tests). */
-    boolean cascadeAheadOnce() {
+    /** One step of cascading ahead under the driver lock, paced or not (tests). */
+    boolean cascadeAheadOnce(boolean paced) {
         driverLock.lock();
         try {
-            return cascadeAhead();
+            return cascadeAhead(paced);
         } finally {
             driverLock.unlock();
         }
@@ -452,8 +457,8 @@ final class TimerEngine {
                 TimerTask next = task.inboxNext;
                 task.inboxNext = null;
                 task.leaveInbox();
-                if (task.next != null) {
-                    TimerTaskList.remove(task);
+                if (task.slot != 0) {
+                    wheel.unlink(task);
                 }
                 cancel.accept(task);
                 task = next;
