@@ -92,6 +92,8 @@ final class TimerEngine {
     private volatile boolean closed;
     private volatile long wakeAtMs = ACTIVE;
     private volatile Thread parkedDriver;
+    /** When the earliest bucket not yet expired is due, as of the driver's last step; MAX_VALUE if none. */
+    private volatile long nextDueMs = Long.MAX_VALUE;
     /** The first failure to place a task in this turn, rethrown once the turn is consistent (E9). */
     private Throwable placeFailure;
 
@@ -282,6 +284,7 @@ final class TimerEngine {
                 rethrowPlaceFailure(); // (E9)
                 long nowMs = nowNanos() / NANOS_PER_MS;
                 TimerTaskList bucket = queue.peek();
+                publishNextDue(bucket);
                 if (bucket == null || bucket.expirationMs() > nowMs) {
                     wheel.advanceClock(nowMs);
                     return processed;
@@ -405,6 +408,35 @@ final class TimerEngine {
         long nextMs = Math.min(bucket.expirationMs(), EarlyCascade.nextStartMs(wheel));
         long dueNanos = TimingWheel.saturatedMultiply(nextMs, NANOS_PER_MS);
         return dueNanos == Long.MAX_VALUE ? Long.MAX_VALUE : dueNanos - nowNanos();
+    }
+
+    private void publishNextDue(TimerTaskList bucket) {
+        long dueMs = bucket == null ? Long.MAX_VALUE : bucket.expirationMs();
+        if (nextDueMs != dueMs) { // written only when it changes: adds may read it (BackPressure)
+            nextDueMs = dueMs;
+        }
+    }
+
+    /**
+     * When the earliest bucket the driver has not expired yet is due, in the engine's ms, as of its
+     * last step (a bucket queued since may be earlier); Long.MAX_VALUE if none.
+     */
+    long nextDueMs() {
+        return nextDueMs;
+    }
+
+    /** How far behind its deadlines the driver is at {@code nowMs}: 0 unless a bucket it has not expired is due. */
+    long lagMs(long nowMs) {
+        return Math.max(0L, nowMs - nextDueMs);
+    }
+
+    long nowMs() {
+        return nowNanos() / NANOS_PER_MS;
+    }
+
+    /** True iff the calling thread drives this engine now (a task running on the driving thread). */
+    boolean isDrivingThread() {
+        return driverLock.isHeldByCurrentThread();
     }
 
     /** Parks the driver for up to {@code nanos}, unless work arrived or the engine closed (E5). */
