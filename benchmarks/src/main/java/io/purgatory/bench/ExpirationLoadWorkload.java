@@ -1,6 +1,7 @@
 package io.purgatory.bench;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,8 @@ final class ExpirationLoadWorkload extends Workload {
     static final long PACED_PARK_MICROS = 100;
 
     private final int opsPerSecond;
+    /** Ours on a timer with this back-pressure bound; null: ours with its defaults. */
+    private final Duration backPressure;
     final Metric insertRate;
     final Metric due;
     final Metric backlog;
@@ -28,11 +31,17 @@ final class ExpirationLoadWorkload extends Workload {
     final Metric expiryCpu;
     final LatenessTracker.Metrics lateness;
     final GcPauses.Metrics gc;
+    private final Metric waits;
+    private final Metric waited;
 
-    private ExpirationLoadWorkload(String id, String title, int opsPerSecond, Bar p99) {
+    private ExpirationLoadWorkload(String id, String title, int opsPerSecond, Duration backPressure, Bar p99,
+                                   Bar rate) {
         super(id, title, List.of(Impl.OURS, Impl.KAFKA));
         this.opsPerSecond = opsPerSecond;
-        this.insertRate = new Metric(title, "inserts/s");
+        this.backPressure = backPressure;
+        this.insertRate = new Metric(title, "inserts/s", rate);
+        this.waits = backPressure == null ? null : new Metric(title, "adds that waited (back-pressure)");
+        this.waited = backPressure == null ? null : new Metric(title, "time the inserter waited (ms)");
         this.due = new Metric(title, "ops due while inserting");
         this.backlog = new Metric(title, "backlog peak (ops due, not yet expired)");
         this.insertCpu = new Metric(title, "CPU ns/insert (inserting thread)");
@@ -43,20 +52,30 @@ final class ExpirationLoadWorkload extends Workload {
 
     /** Inserts as fast as one thread can: the bar, p99 <= 10 ms. */
     static ExpirationLoadWorkload fullSpeed() {
-        return new ExpirationLoadWorkload("expiration-load", "2 expiration under inserts (purgatory)", 0,
-                Bar.atMost(10));
+        return new ExpirationLoadWorkload("expiration-load", "2 expiration under inserts (purgatory)", 0, null,
+                Bar.atMost(10), Bar.NONE);
+    }
+
+    /**
+     * As fast as one thread can, ours on a timer with {@code backPressure}: the overload bar, p99 no
+     * worse than Kafka's while inserting at least as fast.
+     */
+    static ExpirationLoadWorkload fullSpeed(Duration backPressure) {
+        return new ExpirationLoadWorkload("expiration-load-backpressure", String.format(Locale.ROOT,
+                "2 expiration under inserts, ours with back-pressure at %d ms (purgatory)", backPressure.toMillis()), 0,
+                backPressure, Bar.atMostFractionOfKafka(1), Bar.atLeastTimesKafka(1));
     }
 
     /** Inserts at {@code opsPerSecond}, the same offered load for every implementation. */
     static ExpirationLoadWorkload paced(int opsPerSecond) {
         return new ExpirationLoadWorkload("expiration-load-paced", String.format(Locale.ROOT,
-                "2 expiration under %,d inserts/s (purgatory)", opsPerSecond), opsPerSecond, Bar.NONE);
+                "2 expiration under %,d inserts/s (purgatory)", opsPerSecond), opsPerSecond, null, Bar.NONE, Bar.NONE);
     }
 
     @Override
     public void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) {
         LoadRun run = run(impl, id() + "-" + impl.id(), opsPerSecond, sizes.expirationLoadMillis(),
-                sizes.expirationLoadMaxOps(), sizes);
+                sizes.expirationLoadMaxOps(), sizes, backPressure);
         recorder.record(insertRate, run.insertRate());
         LatenessTracker.Summary s = run.lateness();
         recorder.record(lateness.p50(), s.p50Ms());
@@ -74,20 +93,27 @@ final class ExpirationLoadWorkload extends Workload {
         recorder.record(gc.count(), run.gcCount());
         recorder.record(gc.totalMs(), (double) run.gcTotalMs());
         recorder.record(gc.longestMs(), (double) run.gcLongestMs());
+        if (waits != null) {
+            recorder.record(waits, (double) run.backPressureWaits());
+            recorder.record(waited, run.backPressureWaitedNanos() / 1e6);
+        }
         log.printf("    %s%n", run.describe());
     }
 
     /**
-     * One run: a new purgatory of {@code impl}, one thread inserting for {@code millis} (at most
-     * {@code maxOps}) at {@code opsPerSecond} (0: as fast as it can), then waiting for every
-     * expiry (at most the longest timeout plus {@link ExpirationWorkload#GRACE_MS}).
+     * One run: a new purgatory of {@code impl} (ours on a timer with {@code backPressure} if not
+     * null), one thread inserting for {@code millis} (at most {@code maxOps}) at {@code opsPerSecond}
+     * (0: as fast as it can), then waiting for every expiry (at most the longest timeout plus
+     * {@link ExpirationWorkload#GRACE_MS}).
      */
-    static LoadRun run(Impl impl, String name, int opsPerSecond, long millis, int maxOps, Sizes sizes) {
+    static LoadRun run(Impl impl, String name, int opsPerSecond, long millis, int maxOps, Sizes sizes,
+                       Duration backPressure) {
         int maxMs = sizes.expirationMaxMs();
         LatenessTracker tracker = new LatenessTracker(maxOps, sizes.expirationMinMs(), maxMs);
         BenchKey[] keys = BenchKey.range(sizes.expirationKeys());
         long waitMs = maxMs + ExpirationWorkload.GRACE_MS;
-        try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, name);
+        try (PurgatoryUnderTest purgatory = impl == Impl.OURS && backPressure != null
+                ? new OursPurgatory(name, backPressure) : PurgatoryUnderTest.create(impl, name);
              GcPauses pauses = GcPauses.start()) {
             int capacity = tracker.size();
             int n = 0;
@@ -112,8 +138,10 @@ final class ExpirationLoadWorkload extends Workload {
             int fired = tracker.awaitFirst(n, waitMs);
             ThreadCpu.Split cpu = cpu0.since("ExpirationReaper", name);
             ExpiryBacklog.Peak peak = sampler.stop(n, t0);
+            long[] waited = purgatory instanceof OursPurgatory ours ? ours.backPressureWaits() : new long[2];
             return new LoadRun(impl, opsPerSecond, n, n == capacity, t1 - t0, fired,
-                    tracker.summarize(n, t1, true), peak, cpu, pauses.count(), pauses.totalMs(), pauses.longestMs());
+                    tracker.summarize(n, t1, true), peak, cpu, pauses.count(), pauses.totalMs(), pauses.longestMs(),
+                    waited[0], waited[1]);
         }
     }
 
@@ -124,7 +152,8 @@ final class ExpirationLoadWorkload extends Workload {
      */
     record LoadRun(Impl impl, int targetRate, int inserted, boolean capacityReached, long insertNanos, int fired,
                    LatenessTracker.Summary lateness, ExpiryBacklog.Peak backlogPeak, ThreadCpu.Split cpu,
-                   int gcCount, long gcTotalMs, long gcLongestMs) {
+                   int gcCount, long gcTotalMs, long gcLongestMs, long backPressureWaits,
+                   long backPressureWaitedNanos) {
 
         double insertRate() {
             return inserted * 1e9 / insertNanos;
@@ -148,13 +177,15 @@ final class ExpirationLoadWorkload extends Workload {
             return String.format(Locale.ROOT, "%s%s: %,d inserted in %d ms (%,.0f/s)%s, %,d due meanwhile,"
                     + " %,d expired; p50 %.2f p99 %.2f p99.9 %.2f max %.2f ms; backlog peak %,d at %d ms;"
                     + " CPU %.0f ns/insert, %.0f ns/expiry (driver %.0f, executor %.0f, other threads %.0f,"
-                    + " GC/JIT/VM %.0f); GC %d x, %d ms, longest %d ms",
+                    + " GC/JIT/VM %.0f); GC %d x, %d ms, longest %d ms%s",
                     impl.id(), targetRate > 0 ? String.format(Locale.ROOT, " @ %,d/s", targetRate) : "", inserted,
                     insertNanos / 1_000_000, insertRate(), capacityReached ? " (capacity reached)" : "",
                     lateness.count(), fired, lateness.p50Ms(), lateness.p99Ms(), lateness.p999Ms(),
                     lateness.maxMs(), backlogPeak.ops(), backlogPeak.atMs(), insertCpuNanos(), expiryCpuNanos(),
                     perExpiry(cpu.driver()), perExpiry(cpu.executor()), perExpiry(cpu.otherJava()),
-                    perExpiry(cpu.vm()), gcCount, gcTotalMs, gcLongestMs);
+                    perExpiry(cpu.vm()), gcCount, gcTotalMs, gcLongestMs, backPressureWaits == 0 ? ""
+                            : String.format(Locale.ROOT, "; %,d adds waited %d ms in all", backPressureWaits,
+                            backPressureWaitedNanos / 1_000_000));
         }
     }
 }

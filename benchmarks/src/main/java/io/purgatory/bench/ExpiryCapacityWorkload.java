@@ -94,7 +94,7 @@ final class ExpiryCapacityWorkload extends Workload {
     private ExpirationLoadWorkload.LoadRun step(Impl impl, int rate, Sizes sizes, PrintStream log) {
         int maxOps = (int) Math.min(Integer.MAX_VALUE - 8, (long) rate * sizes.capacityStepMillis() / 1000 + 1_000);
         ExpirationLoadWorkload.LoadRun run = ExpirationLoadWorkload.run(impl, id() + "-" + impl.id(), rate,
-                sizes.capacityStepMillis(), maxOps, sizes);
+                sizes.capacityStepMillis(), maxOps, sizes, null);
         log.printf("    %s%n", run.describe());
         return run;
     }
