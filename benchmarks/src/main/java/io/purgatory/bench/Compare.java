@@ -23,7 +23,8 @@ public final class Compare {
     static List<Workload> workloads(Results results) {
         return List.of(new AckWorkload(), new ExpirationWorkload(), new TimerExpirationWorkload(),
                 ExpirationLoadWorkload.fullSpeed(), ExpirationLoadWorkload.fullSpeed(BACK_PRESSURE),
-                ExpirationLoadWorkload.paced(200_000), new ExpiryCapacityWorkload(),
+                ExpirationLoadWorkload.paced(200_000), ExpiryCapacityWorkload.purgatory(),
+                ExpiryCapacityWorkload.timer(),
                 new ColdExpirationWorkload(),
                 new MemoryWorkload(results), new ChurnWorkload(), PerfWorkload.lowTimeout(),
                 PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload(), new KeyedWaitsWorkload(results));

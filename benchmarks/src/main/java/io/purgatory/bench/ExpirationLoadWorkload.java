@@ -108,13 +108,17 @@ final class ExpirationLoadWorkload extends Workload {
      */
     static LoadRun run(Impl impl, String name, int opsPerSecond, long millis, int maxOps, Sizes sizes,
                        Duration backPressure) {
+        return run(Target.purgatory(impl, name, BenchKey.range(sizes.expirationKeys()), backPressure), impl, name,
+                opsPerSecond, millis, maxOps, sizes);
+    }
+
+    /** As {@link #run(Impl, String, int, long, int, Sizes, Duration)}, inserting into {@code target}. */
+    static LoadRun run(Target target, Impl impl, String name, int opsPerSecond, long millis, int maxOps,
+                       Sizes sizes) {
         int maxMs = sizes.expirationMaxMs();
         LatenessTracker tracker = new LatenessTracker(maxOps, sizes.expirationMinMs(), maxMs);
-        BenchKey[] keys = BenchKey.range(sizes.expirationKeys());
         long waitMs = maxMs + ExpirationWorkload.GRACE_MS;
-        try (PurgatoryUnderTest purgatory = impl == Impl.OURS && backPressure != null
-                ? new OursPurgatory(name, backPressure) : PurgatoryUnderTest.create(impl, name);
-             GcPauses pauses = GcPauses.start()) {
+        try (target; GcPauses pauses = GcPauses.start()) {
             int capacity = tracker.size();
             int n = 0;
             ExpiryBacklog sampler = new ExpiryBacklog(tracker, 2 * millis + waitMs);
@@ -129,19 +133,88 @@ final class ExpirationLoadWorkload extends Workload {
                 if (tracker.adding(n) - end >= 0) {
                     break;
                 }
-                OpBody body = new ExpirationWorkload.ExpiryBody(tracker, n);
-                Completable op = purgatory.newOperation(body, tracker.delaysMs[n]);
-                purgatory.tryCompleteElseWatch(op, keys[n % keys.length].asList());
+                target.insert(tracker, n);
                 n++;
             }
             long t1 = System.nanoTime();
             int fired = tracker.awaitFirst(n, waitMs);
-            ThreadCpu.Split cpu = cpu0.since("ExpirationReaper", name);
+            ThreadCpu.Split cpu = cpu0.since(target.driverThread(), name);
             ExpiryBacklog.Peak peak = sampler.stop(n, t0);
-            long[] waited = purgatory instanceof OursPurgatory ours ? ours.backPressureWaits() : new long[2];
+            long[] waited = target.backPressureWaits();
             return new LoadRun(impl, opsPerSecond, n, n == capacity, t1 - t0, fired,
                     tracker.summarize(n, t1, true), peak, cpu, pauses.count(), pauses.totalMs(), pauses.longestMs(),
                     waited[0], waited[1]);
+        }
+    }
+
+    /** What the inserting thread adds timeouts to: a purgatory or a timer. */
+    interface Target extends AutoCloseable {
+
+        /** Adds timeout {@code i} of {@code tracker} (call {@link LatenessTracker#adding} first). */
+        void insert(LatenessTracker tracker, int i);
+
+        /** A part of the name of the thread that drives the timer, for the CPU split. */
+        String driverThread();
+
+        /** The back-pressure counters of ours: adds that waited and their total wait in ns; zeros if none. */
+        default long[] backPressureWaits() {
+            return new long[2];
+        }
+
+        @Override
+        void close();
+
+        /**
+         * Operations that never complete, each watched on one of {@code keys} in turn: a purgatory of
+         * {@code impl}, ours on a timer with {@code backPressure} if not null.
+         */
+        static Target purgatory(Impl impl, String name, BenchKey[] keys, Duration backPressure) {
+            PurgatoryUnderTest purgatory = impl == Impl.OURS && backPressure != null
+                    ? new OursPurgatory(name, backPressure) : PurgatoryUnderTest.create(impl, name);
+            return new Target() {
+                @Override
+                public void insert(LatenessTracker tracker, int i) {
+                    Completable op = purgatory.newOperation(new ExpirationWorkload.ExpiryBody(tracker, i),
+                            tracker.delaysMs[i]);
+                    purgatory.tryCompleteElseWatch(op, keys[i % keys.length].asList());
+                }
+
+                @Override
+                public String driverThread() {
+                    return "ExpirationReaper";
+                }
+
+                @Override
+                public long[] backPressureWaits() {
+                    return purgatory instanceof OursPurgatory ours ? ours.backPressureWaits() : new long[2];
+                }
+
+                @Override
+                public void close() {
+                    purgatory.close();
+                }
+            };
+        }
+
+        /** Tasks on a timer of {@code impl} (ours, Kafka's, Netty's or the JDK's, driven as their authors intend). */
+        static Target timer(Impl impl, String name) {
+            TimerUnderTest timer = TimerUnderTest.create(impl, name);
+            return new Target() {
+                @Override
+                public void insert(LatenessTracker tracker, int i) {
+                    timer.schedule(tracker.delaysMs[i], () -> tracker.fired(i));
+                }
+
+                @Override
+                public String driverThread() {
+                    return name + "-reaper";
+                }
+
+                @Override
+                public void close() {
+                    timer.close();
+                }
+            };
         }
     }
 
