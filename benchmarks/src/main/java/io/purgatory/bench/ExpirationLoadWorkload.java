@@ -142,7 +142,8 @@ final class ExpirationLoadWorkload extends Workload {
             ExpiryBacklog.Peak peak = sampler.stop(n, t0);
             long[] waited = target.backPressureWaits();
             return new LoadRun(impl, opsPerSecond, n, n == capacity, t1 - t0, fired,
-                    tracker.summarize(n, t1, true), peak, cpu, pauses.count(), pauses.totalMs(), pauses.longestMs(),
+                    tracker.summarize(n, Long.MIN_VALUE, t1), tracker.summarize(n, t0 + (t1 - t0) / 2, t1), peak, cpu,
+                    pauses.count(), pauses.totalMs(), pauses.longestMs(),
                     waited[0], waited[1]);
         }
     }
@@ -224,7 +225,8 @@ final class ExpirationLoadWorkload extends Workload {
      * thread) and per expiry (the rest of the process), and the GC collections.
      */
     record LoadRun(Impl impl, int targetRate, int inserted, boolean capacityReached, long insertNanos, int fired,
-                   LatenessTracker.Summary lateness, ExpiryBacklog.Peak backlogPeak, ThreadCpu.Split cpu,
+                   LatenessTracker.Summary lateness, LatenessTracker.Summary secondHalf, ExpiryBacklog.Peak backlogPeak,
+                   ThreadCpu.Split cpu,
                    int gcCount, long gcTotalMs, long gcLongestMs, long backPressureWaits,
                    long backPressureWaitedNanos) {
 
@@ -248,13 +250,15 @@ final class ExpirationLoadWorkload extends Workload {
 
         String describe() {
             return String.format(Locale.ROOT, "%s%s: %,d inserted in %d ms (%,.0f/s)%s, %,d due meanwhile,"
-                    + " %,d expired; p50 %.2f p99 %.2f p99.9 %.2f max %.2f ms; backlog peak %,d at %d ms;"
+                    + " %,d expired; p50 %.2f p99 %.2f p99.9 %.2f max %.2f ms (due in the second half: p99 %.2f);"
+                    + " backlog peak %,d at %d ms;"
                     + " CPU %.0f ns/insert, %.0f ns/expiry (driver %.0f, executor %.0f, other threads %.0f,"
                     + " GC/JIT/VM %.0f); GC %d x, %d ms, longest %d ms%s",
                     impl.id(), targetRate > 0 ? String.format(Locale.ROOT, " @ %,d/s", targetRate) : "", inserted,
                     insertNanos / 1_000_000, insertRate(), capacityReached ? " (capacity reached)" : "",
                     lateness.count(), fired, lateness.p50Ms(), lateness.p99Ms(), lateness.p999Ms(),
-                    lateness.maxMs(), backlogPeak.ops(), backlogPeak.atMs(), insertCpuNanos(), expiryCpuNanos(),
+                    lateness.maxMs(), secondHalf.p99Ms(), backlogPeak.ops(), backlogPeak.atMs(), insertCpuNanos(),
+                    expiryCpuNanos(),
                     perExpiry(cpu.driver()), perExpiry(cpu.executor()), perExpiry(cpu.otherJava()),
                     perExpiry(cpu.vm()), gcCount, gcTotalMs, gcLongestMs, backPressureWaits == 0 ? ""
                             : String.format(Locale.ROOT, "; %,d adds waited %d ms in all", backPressureWaits,

@@ -91,7 +91,7 @@ final class LatenessTracker {
     }
 
     private int report(Metrics m, Results.Recorder recorder, int n, long untilNanos, boolean dueByOnly) {
-        Summary s = summarize(n, untilNanos, dueByOnly);
+        Summary s = dueByOnly ? summarize(n, Long.MIN_VALUE, untilNanos) : summarize(n);
         recorder.record(m.p50, s.p50Ms());
         recorder.record(m.p99, s.p99Ms());
         recorder.record(m.p999, s.p999Ms());
@@ -103,11 +103,21 @@ final class LatenessTracker {
         return s.count();
     }
 
+    /** The lateness of timeouts 0..n-1, and the lost, early and doubled counts. */
+    Summary summarize(int n) {
+        return summarize(n, Long.MIN_VALUE, Long.MAX_VALUE, false);
+    }
+
     /**
-     * The lateness of timeouts 0..n-1 (percentiles over those whose deadline is at or before
-     * {@code untilNanos} if {@code dueByOnly}) and the lost, early and doubled counts over all n.
+     * The lateness of the timeouts among 0..n-1 whose deadline is after {@code fromNanos} (or any,
+     * for Long.MIN_VALUE) and at or before {@code untilNanos}, and the lost, early and doubled
+     * counts over all n.
      */
-    Summary summarize(int n, long untilNanos, boolean dueByOnly) {
+    Summary summarize(int n, long fromNanos, long untilNanos) {
+        return summarize(n, fromNanos, untilNanos, true);
+    }
+
+    private Summary summarize(int n, long fromNanos, long untilNanos, boolean windowed) {
         long[] fired = new long[Math.min(n, distinctFired.get())];
         int f = 0;
         int all = 0;
@@ -125,7 +135,9 @@ final class LatenessTracker {
             if (count > 1) {
                 twice++;
             }
-            if (f < fired.length && (!dueByOnly || deadlines[i] - untilNanos <= 0)) {
+            boolean inWindow = !windowed || (deadlines[i] - untilNanos <= 0
+                    && (fromNanos == Long.MIN_VALUE || deadlines[i] - fromNanos > 0));
+            if (f < fired.length && inWindow) {
                 fired[f++] = lateness[i];
             }
         }
