@@ -27,7 +27,8 @@ public final class Compare {
                 ExpiryCapacityWorkload.timer(),
                 new ColdExpirationWorkload(),
                 new MemoryWorkload(results), new ChurnWorkload(), PerfWorkload.lowTimeout(),
-                PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload(), new KeyedWaitsWorkload(results));
+                PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload(), new KeyedWaitsWorkload(results),
+                new ScalingWorkload());
     }
 
     /** Runs the comparison; returns the report as markdown. */

@@ -15,12 +15,15 @@ import java.util.TreeSet;
  * @param impls  implementations to run (empty: all); for profiling one of them alone
  * @param rates  steps (inserts/s) of the expiry-capacity workload instead of its ladder (empty: its ladder),
  *               each run even after one fails: for profiling one rate, or a short ladder on a loaded machine
+ * @param threads the thread counts of the scaling workload (empty: 1 and 2)
  */
-public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Impl> impls, List<Integer> rates) {
+public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Impl> impls, List<Integer> rates,
+                             List<Integer> threads) {
 
     static final String USAGE = "compare [--quick] [--rounds N]"
             + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold]"
-            + " [--impls ours,kafka,netty,jdk,floor] [--rates R,... (expiration-capacity's ladder)]";
+            + " [--impls ours,kafka,netty,jdk,floor] [--rates R,... (expiration-capacity's ladder)]"
+            + " [--threads N,... (scaling's thread counts)]";
 
     public CompareOptions {
         if (rounds < 1) {
@@ -34,6 +37,12 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
                 throw new IllegalArgumentException("--rates must be >= 1: " + rate);
             }
         }
+        threads = List.copyOf(threads);
+        for (int n : threads) {
+            if (n < 1) {
+                throw new IllegalArgumentException("--threads must be >= 1: " + n);
+            }
+        }
     }
 
     public static CompareOptions parse(String... args) {
@@ -42,6 +51,7 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
         Set<String> only = new TreeSet<>();
         Set<Impl> impls = new TreeSet<>();
         List<Integer> rates = new ArrayList<>();
+        List<Integer> threads = new ArrayList<>();
         List<String> list = Arrays.asList(args);
         for (int i = 0; i < list.size(); i++) {
             String a = list.get(i);
@@ -52,10 +62,12 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
                 case "--impls" -> Arrays.stream(value(list, ++i, a).split(",")).map(Impl::of).forEach(impls::add);
                 case "--rates" -> Arrays.stream(value(list, ++i, a).split(",")).map(Integer::valueOf)
                         .forEach(rates::add);
+                case "--threads" -> Arrays.stream(value(list, ++i, a).split(",")).map(Integer::valueOf)
+                        .forEach(threads::add);
                 default -> throw new IllegalArgumentException("unknown option '" + a + "'; usage: " + USAGE);
             }
         }
-        return new CompareOptions(quick, rounds != null ? rounds : quick ? 1 : 3, only, impls, rates);
+        return new CompareOptions(quick, rounds != null ? rounds : quick ? 1 : 3, only, impls, rates, threads);
     }
 
     /** True if {@code id} is selected: listed, or listed as a prefix ("perf" selects "perf-low"). */
