@@ -29,8 +29,11 @@ final class TimerEngine {
      * stacks (Inbox: one per thread stripe) threaded through TimerTask.inboxNext (no node
      * allocation); the driver takes each whole.
      *
-     * (E1) size == the number of tasks owned by this engine whose state is SCHEDULED. It changes
-     *      only with the CAS that enters or leaves SCHEDULED.
+     * (E1) size == the number of tasks owned by this engine whose state is SCHEDULED, but for the
+     *      driver's expiries not yet counted (uncounted), which it subtracts when it hands them over
+     *      in a batch (flushDue, in a finally block of each turn): one update per batch rather than
+     *      per task, so that adding threads and the driver do not move the counter's line for every
+     *      task. Every other change is made by the thread whose CAS enters or leaves SCHEDULED.
      * (E2) Every SCHEDULED task of this engine is linked in the wheel or on the inbox (or both,
      *      when a reschedule or cancel is pending). Checked by checkInvariants in quiescence.
      * (E3) Relative times: now = (clock - origin) >= 0; a deadline is at most now + MAX_DELAY_MS
@@ -96,6 +99,8 @@ final class TimerEngine {
     private volatile long nextDueMs = Long.MAX_VALUE;
     /** The first failure to place a task in this turn, rethrown once the turn is consistent (E9). */
     private Throwable placeFailure;
+    /** Tasks the driver expired and has not subtracted from size yet (E1). */
+    private long uncounted;
 
     TimerEngine(String name, TimerGeometry geometry, Clock clock, Dispatcher dispatcher, boolean batchDue) {
         this.name = name;
@@ -202,7 +207,7 @@ final class TimerEngine {
                 }
             } finally {
                 try {
-                    due.flush(); // (E8)
+                    flushDue(); // (E1), (E8)
                 } finally {
                     driverLock.unlock();
                 }
@@ -293,11 +298,11 @@ final class TimerEngine {
                 processed = true;
                 wheel.advanceClock(bucket.expirationMs());
                 bucket.flush(reinsert);
-                due.flush(); // (E8): one bucket per batch
+                flushDue(); // (E1), (E8): one bucket per batch
                 rethrowPlaceFailure(); // (E9)
             }
         } finally {
-            due.flush(); // (E8)
+            flushDue(); // (E1), (E8)
         }
     }
 
@@ -340,6 +345,15 @@ final class TimerEngine {
         }
     }
 
+    /** Counts the expiries of this batch out of size, then hands the batch over (E1, E8). */
+    private void flushDue() {
+        if (uncounted != 0) {
+            size.add(-uncounted);
+            uncounted = 0;
+        }
+        due.flush();
+    }
+
     private void rethrowPlaceFailure() {
         Throwable failure = placeFailure;
         if (failure != null) {
@@ -359,7 +373,11 @@ final class TimerEngine {
             return;
         }
         if (!wheel.add(task, task.deadlineMs) && task.expire()) {
-            size.decrement(); // (E1)
+            if (due.batching()) {
+                uncounted++; // (E1)
+            } else {
+                size.decrement(); // (E1): it runs at once, maybe reading size
+            }
             due.add(task); // (E8)
         }
     }
@@ -377,7 +395,7 @@ final class TimerEngine {
             rethrowPlaceFailure(); // (E9)
             return worked;
         } finally {
-            due.flush(); // (E8)
+            flushDue(); // (E1), (E8)
         }
     }
 
