@@ -203,7 +203,8 @@ final class ExpirationLoadWorkload extends Workload {
             return new Target() {
                 @Override
                 public void insert(LatenessTracker tracker, int i) {
-                    timer.schedule(tracker.delaysMs[i], () -> tracker.fired(i));
+                    long deadline = tracker.deadline(i);
+                    timer.schedule(tracker.delaysMs[i], () -> tracker.fired(i, deadline));
                 }
 
                 @Override
