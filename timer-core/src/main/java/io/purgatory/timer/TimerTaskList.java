@@ -32,9 +32,10 @@ final class TimerTaskList {
      * (L3) Buckets fall due in DUE_ORDER: by expiration and, on a tie, the finer wheel's first
      *      (the wheel's finest level relies on it).
      * (L4) An add that finds the array full compacts it when at most half of it is linked, else
-     *      doubles it: the array stays within four times the most tasks it held at once, and a
-     *      compaction's moves are paid for by the removals that made its holes (O(1) amortized).
-     *      A bucket left empty gives back an array above KEEP_CAPACITY.
+     *      grows it by half: the array stays within three times the most tasks it held at once
+     *      (and within 1.5 times while none is removed), and a compaction's moves are paid for by
+     *      the removals that made its holes (O(1) amortized). A bucket left empty gives back an
+     *      array above KEEP_CAPACITY.
      */
 
     static final long NONE = -1L;
@@ -105,7 +106,7 @@ final class TimerTaskList {
             compact(); // (L4)
             return;
         }
-        tasks = Arrays.copyOf(tasks, Math.max(MIN_CAPACITY, tasks.length * 2));
+        tasks = Arrays.copyOf(tasks, Math.max(MIN_CAPACITY, tasks.length + (tasks.length >> 1)));
     }
 
     /** Moves the linked tasks to the front, in order, updating their slots (L4). */

@@ -143,7 +143,7 @@ class TimerTaskListTest {
             }
             mostLinked = Math.max(mostLinked, linked.size());
             assertThat(list.size()).isEqualTo(linked.size());
-            assertThat(list.end()).as("(L4) holes bounded").isLessThanOrEqualTo(Math.max(8, 4 * mostLinked));
+            assertThat(list.end()).as("(L4) holes bounded").isLessThanOrEqualTo(Math.max(8, 3 * mostLinked));
             if (step % 97 == 0) {
                 list.checkSlots();
                 assertThat(contents(list)).containsExactlyInAnyOrderElementsOf(linked);
