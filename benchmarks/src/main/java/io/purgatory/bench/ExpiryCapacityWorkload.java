@@ -14,8 +14,9 @@ import java.util.Map;
  * seconds while they expire, on a new purgatory (see {@link ExpirationLoadWorkload#run}). A step
  * passes if the inserter kept up (at least {@value #KEPT_UP} of the rate), nothing was lost or
  * fired twice, and the lateness p99 of the operations due by the end of the inserts is at most
- * {@value #P99_BOUND_MS} ms. The capacity is the highest rate passed before the first failure;
- * each step's p99 gets a row, and a note lists every round's ladder. Early expiries do not fail a
+ * {@value #P99_BOUND_MS} ms. A failed step runs once more (a shared machine has hiccups of its own),
+ * and the capacity is the highest rate passed before a step fails twice; each step's p99 (the
+ * retry's, if any) gets a row, and a note lists every round's ladder. Early expiries do not fail a
  * step (Kafka's timer fires up to a tick early by design): a row counts them over the ladder.
  */
 final class ExpiryCapacityWorkload extends Workload {
@@ -69,7 +70,7 @@ final class ExpiryCapacityWorkload extends Workload {
         }
         runRounds(sizes, options, results, log);
         StringBuilder note = new StringBuilder(title()).append(", every round (rate: p99 ms; a failed step is marked"
-                + " with why, and ends the ladder): ");
+                + " with why and run once more, and a second failure ends the ladder): ");
         ladders.forEach((impl, rounds) -> note.append(impl.id()).append(": ").append(String.join("; ", rounds))
                 .append(". "));
         results.note(note.toString().trim());
@@ -84,11 +85,20 @@ final class ExpiryCapacityWorkload extends Workload {
         for (int rate : rates) {
             ExpirationLoadWorkload.LoadRun run = step(impl, rate, sizes, log);
             Probe.settle();
-            recorder.record(p99ByRate.get(rate), run.lateness().p99Ms());
             String failure = failure(run);
-            ladder.add(String.format(Locale.ROOT, "%s %s%s", shortRate(rate), Results.format(run.lateness().p99Ms()),
-                    failure.isEmpty() ? "" : " (" + failure + ")"));
             firedEarly += run.lateness().early();
+            String retried = "";
+            if (!failure.isEmpty() && stopsAtFailure) { // a second chance: the machine is shared
+                retried = String.format(Locale.ROOT, " (%s), retried:", failure);
+                log.printf("    %s failed (%s): once more%n", shortRate(rate), failure);
+                run = step(impl, rate, sizes, log);
+                Probe.settle();
+                failure = failure(run);
+                firedEarly += run.lateness().early();
+            }
+            recorder.record(p99ByRate.get(rate), run.lateness().p99Ms());
+            ladder.add(String.format(Locale.ROOT, "%s%s %s%s", shortRate(rate), retried,
+                    Results.format(run.lateness().p99Ms()), failure.isEmpty() ? "" : " (" + failure + ")"));
             if (failure.isEmpty() && !failed) {
                 best = rate;
             }

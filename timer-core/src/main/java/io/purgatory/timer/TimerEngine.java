@@ -436,14 +436,9 @@ final class TimerEngine {
     }
 
     /**
-     * When the earliest bucket the driver has not expired yet is due, in the engine's ms, as of its
-     * last step (a bucket queued since may be earlier); Long.MAX_VALUE if none.
+     * How far behind its deadlines the driver is at {@code nowMs}: 0 unless the earliest bucket it
+     * had not expired at its last step (a bucket queued since may be earlier) is due.
      */
-    long nextDueMs() {
-        return nextDueMs;
-    }
-
-    /** How far behind its deadlines the driver is at {@code nowMs}: 0 unless a bucket it has not expired is due. */
     long lagMs(long nowMs) {
         return Math.max(0L, nowMs - nextDueMs);
     }
