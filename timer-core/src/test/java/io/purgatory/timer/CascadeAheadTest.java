@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Cascading coarse buckets ahead of their due time (EarlyCascade A1-A2), on a manual clock: which
@@ -212,6 +214,35 @@ class CascadeAheadTest {
 
         assertThat(tasks).allSatisfy(task -> assertThat(task.ranAtMs)
                 .isEqualTo(cancelled.contains(task) ? List.of() : List.of(task.delayMs())));
+        assertThat(timer.checkInvariants()).isZero();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"1, 2", "1, 3", "1, 4", "1, 8", "3, 3", "3, 5", "2, 64"})
+    void advanceClock_anyGeometry_runsEachTaskAtTheEndOfItsTickWhateverMovesItAhead(long tickMs, int wheelSize)
+            throws Exception {
+        SystemTimer timer = SystemTimer.builder("shapes").geometry(new TimerGeometry(tickMs, wheelSize)).clock(clock)
+                .executor(Runnable::run).build();
+        toClose.add(timer);
+        SplittableRandom random = new SplittableRandom(tickMs * 100 + wheelSize);
+        List<ClockedTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++) {
+            // sparse and dense stretches: both the idle and the paced ways of cascading ahead
+            ClockedTask task = new ClockedTask(random.nextInt(4) == 0 ? 1 + random.nextInt(3_000)
+                    : 1_500 + random.nextInt(200));
+            timer.add(task);
+            tasks.add(task);
+        }
+        List<ClockedTask> cancelled = new ArrayList<>();
+        for (int i = 0; i < tasks.size(); i += 11) {
+            tasks.get(i).cancel();
+            cancelled.add(tasks.get(i));
+        }
+
+        stepTo(clock, timer, 3_000 + 2 * tickMs, timer::checkInvariants);
+
+        assertThat(tasks).allSatisfy(task -> assertThat(task.ranAtMs).isEqualTo(cancelled.contains(task) ? List.of()
+                : List.of((task.delayMs() + tickMs - 1) / tickMs * tickMs)));
         assertThat(timer.checkInvariants()).isZero();
     }
 
