@@ -40,6 +40,8 @@ final class AckWorkload extends Workload {
     private static final long TIMEOUT_MS = 30_000;
     private static final long FULL_WINDOW_PARK_NANOS = 20_000;
     private static final int SLICES = 10;
+    /** How many more tenths a window that saw no completion at all is extended by, at most. */
+    private static final int MAX_EXTRA_SLICES = 40;
 
     final Metric rate;
     final Metric cpu;
@@ -126,6 +128,9 @@ final class AckWorkload extends Workload {
                 perSlice.append(String.format(Locale.ROOT, " %.2f", (now - before) * 1e3 / (sliceEnd - sliceStart)));
                 before = now;
                 sliceStart = sliceEnd;
+            }
+            for (int extra = 0; extra < MAX_EXTRA_SLICES && completed.sum() == c0; extra++) {
+                Threads.sleepMillis(sizes.acksMillis() / SLICES); // a stalled machine: no rate from no completion
             }
             long c1 = completed.sum();
             long cpu1 = Probe.processCpuNanos();
