@@ -19,14 +19,11 @@ import org.junit.jupiter.api.Test;
  * TestFactory, RepeatedTest) is named method_condition_expectation, at least three lowerCamelCase
  * parts separated by single underscores; and each test source is named for the behaviour it
  * tests, never for where a defect came from (Defect, Seam, Issue, Adversarial, Probe, Regression,
- * Round, Bug). Reads the sources of every module's src/test/java as text; timer-core's are left
- * out until their last four sentence-style names are renamed.
+ * Round, Bug). Reads the sources of every module's src/test/java as text.
  */
 class TestConventionsTest {
 
     private static final Path ROOT = Path.of("..");
-    /** Modules whose tests are not checked yet. */
-    private static final Set<String> NOT_CHECKED = Set.of("timer-core");
     private static final Pattern CONVENTION = Pattern.compile("[a-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+){2,}");
     /** Words of a class name that say where a test came from rather than what it tests. */
     private static final Set<String> ORIGIN_WORDS = Set.of("Defect", "Seam", "Issue", "Adversarial", "Probe",
@@ -44,7 +41,7 @@ class TestConventionsTest {
     private static final Pattern WORD = Pattern.compile("[A-Z][a-z0-9]*|[a-z0-9]+");
 
     @Test
-    void testMethods_everyCheckedModule_areNamedMethodConditionExpectation() {
+    void testMethods_everyModule_areNamedMethodConditionExpectation() {
         List<String> offenders = new ArrayList<>();
         int checked = 0;
         for (Path source : testSources()) {
@@ -62,7 +59,7 @@ class TestConventionsTest {
     }
 
     @Test
-    void testClasses_everyCheckedModule_areNamedForWhatTheyTest() {
+    void testClasses_everyModule_areNamedForWhatTheyTest() {
         List<String> offenders = new ArrayList<>();
         for (Path source : testSources()) {
             String name = source.getFileName().toString().replace(".java", "");
@@ -131,13 +128,13 @@ class TestConventionsTest {
         return false;
     }
 
-    /** Every .java file under a checked module's src/test/java, sorted. */
+    /** Every .java file under every module's src/test/java, sorted. */
     private static List<Path> testSources() {
         List<Path> sources = new ArrayList<>();
         try (Stream<Path> modules = Files.list(ROOT)) {
             for (Path module : modules.sorted().toList()) {
                 Path tests = module.resolve("src/test/java");
-                if (!Files.isDirectory(tests) || NOT_CHECKED.contains(module.getFileName().toString())) {
+                if (!Files.isDirectory(tests)) {
                     continue;
                 }
                 try (Stream<Path> files = Files.walk(tests)) {

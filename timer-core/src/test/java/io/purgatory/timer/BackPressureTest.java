@@ -232,7 +232,7 @@ class BackPressureTest {
     }
 
     @Test
-    void withoutBackPressure_addNeverWaitsAndLagIsTheDriversOnly() throws Exception {
+    void add_withoutBackPressure_neverWaitsAndLagIsTheDriversOnly() throws Exception {
         SystemTimer timer = SystemTimer.builder("free").clock(clock).executor(handedOff::add).build();
         toClose.add(timer);
         timer.add(new CountingTask(5));

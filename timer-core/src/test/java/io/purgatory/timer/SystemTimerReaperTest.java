@@ -267,7 +267,7 @@ class SystemTimerReaperTest {
     }
 
     @Test
-    void afterEachAdvance_runsOnTheReaperThreadAfterEveryAdvance() throws Exception {
+    void afterEachAdvance_hookSet_runsOnTheReaperThreadAfterEveryAdvance() throws Exception {
         List<String> calls = new CopyOnWriteArrayList<>();
         CountDownLatch threeRounds = new CountDownLatch(3);
         Timer timer = mock(Timer.class);

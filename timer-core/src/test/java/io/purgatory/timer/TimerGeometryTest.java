@@ -37,7 +37,7 @@ class TimerGeometryTest {
     }
 
     @Test
-    void withers_changeOneFieldAndValidateIt() {
+    void withers_eachField_changeItAloneAndValidateIt() {
         TimerGeometry geometry = TimerGeometry.DEFAULT.withTickMs(5).withWheelSize(64);
 
         assertThat(geometry).isEqualTo(new TimerGeometry(5, 64));

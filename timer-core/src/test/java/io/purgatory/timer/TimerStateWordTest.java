@@ -49,7 +49,7 @@ class TimerStateWordTest {
     }
 
     @Test
-    void moveTo_reportsMustPushOnlyWhenItSetTheInboxBit() {
+    void moveTo_inboxBitSetOrNot_reportsMustPushOnlyWhenItSetIt() {
         TimerTask task = new CountingTask(5);
 
         assertThat(task.moveTo(TimerTask.SCHEDULED)).as("NEW -> SCHEDULED sets the bit")
