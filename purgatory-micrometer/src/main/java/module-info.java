@@ -14,6 +14,7 @@ module io.purgatory.micrometer {
     requires transitive micrometer.observation;
     requires transitive micrometer.commons;
     requires org.slf4j;
+    requires static com.google.errorprone.annotations;
 
     exports io.purgatory.micrometer;
 }

@@ -1,5 +1,6 @@
 package io.purgatory.examples;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -51,7 +52,8 @@ public final class DemoServer implements AutoCloseable {
     private final Map<String, Long> expiredBeforeClose = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private HttpServer server;
-    private boolean finished; // guarded by this
+    @GuardedBy("this")
+    private boolean finished;
 
     DemoServer(DemoOptions options) {
         this.options = options;

@@ -1,5 +1,6 @@
 package io.purgatory.kafka;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.purgatory.KeyedWaits;
 import io.purgatory.timer.Clock;
 import java.time.Duration;
@@ -84,9 +85,12 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
     private final FeedHealth health = new FeedHealth();
     private final long lagThresholdNanos;
     private final Object lifecycle = new Object();
-    private FeedLoop<K, V> loop; // guarded by lifecycle
-    private Thread thread; // guarded by lifecycle
-    private boolean closed; // guarded by lifecycle
+    @GuardedBy("lifecycle")
+    private FeedLoop<K, V> loop;
+    @GuardedBy("lifecycle")
+    private Thread thread;
+    @GuardedBy("lifecycle")
+    private boolean closed;
 
     private KafkaFeed(FeedConfig<K, V> config) {
         this.config = config;

@@ -1,5 +1,6 @@
 package io.purgatory.kafka;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -36,8 +37,10 @@ import java.util.function.ToDoubleFunction;
 public final class KafkaFeedMetrics implements MeterBinder, AutoCloseable {
 
     private final KafkaFeed<?, ?> feed;
-    private final List<Meter> meters = new ArrayList<>(); // guarded by this
-    private final List<MeterRegistry> registries = new ArrayList<>(); // guarded by this
+    @GuardedBy("this")
+    private final List<Meter> meters = new ArrayList<>();
+    @GuardedBy("this")
+    private final List<MeterRegistry> registries = new ArrayList<>();
 
     /** The meters of {@code feed}, to bind to a registry. */
     public KafkaFeedMetrics(KafkaFeed<?, ?> feed) {
@@ -89,6 +92,7 @@ public final class KafkaFeedMetrics implements MeterBinder, AutoCloseable {
         registries.clear();
     }
 
+    @GuardedBy("this")
     private void events(MeterRegistry registry, Tags tags, String outcome, ToDoubleFunction<FeedCounters> count) {
         meters.add(FunctionCounter.builder("purgatory.feed.events", feed.counters(), count).baseUnit("events")
                 .description("Records read by the feed, by outcome").tags(tags.and("outcome", outcome))

@@ -1,5 +1,6 @@
 package io.purgatory.micrometer;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -72,7 +73,8 @@ final class PurgatoryMeters implements MetricsRecorder {
 
     private final MeterRegistry registry;
     private final String name;
-    private final List<Meter> meters = new ArrayList<>(); // guarded by this
+    @GuardedBy("this")
+    private final List<Meter> meters = new ArrayList<>();
     private final Timer[] byOutcome = new Timer[Outcome.values().length];
     private Timer lateness;
     /** What register() is doing, for the message if the registry throws. Only its thread reads it. */

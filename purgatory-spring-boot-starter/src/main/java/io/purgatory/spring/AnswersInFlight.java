@@ -1,5 +1,6 @@
 package io.purgatory.spring;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 
 /**
@@ -10,7 +11,8 @@ import java.time.Duration;
  */
 final class AnswersInFlight {
 
-    private int count; // guarded by this
+    @GuardedBy("this")
+    private int count;
 
     /** A request now waits on a wait. */
     synchronized void started() {
