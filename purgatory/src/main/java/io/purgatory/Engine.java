@@ -9,14 +9,10 @@ import io.purgatory.timer.TimerTask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The machinery under every purgatory facade: submission, the visits of a key's watchers, the
- * booking of settles, admission, metrics and the close sweep, where operations, watch lists, the
+ * booking of settles, admission, metrics and the close ({@link Closing}), where operations, watch lists, the
  * timer and user code meet. A facade ({@link DelayedOperationPurgatory}, {@link KeyedWaits},
  * {@link DelayedFuturePurgatory}) validates its arguments and makes one call here per public
  * call. Thread-safe; submit and settle cost O(keys), gauges O(1).
@@ -34,17 +30,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
      *      (a cancel, a close, a cancelForKey of a key already watched): that settle stands and
      *      is booked as usual, and the failure is logged instead of thrown. The sweeps of close
      *      and cancelForKey settle submitted operations only, so none settles one being undone.
-     * (N3) close marks `closed`, then sweeps every list. A submission that links after the sweep
-     *      read its list sees the mark before its second try and settles itself as close would.
-     * (N4) close returns once every operation the sweep found settled has finished (O5) and no
-     *      expiry of this engine is in flight on another thread, or after CloseSweep.CLOSE_WAIT_NANOS.
-     *      It never waits for work on its own stack (InProgress): a close from a callback or a
-     *      try would wait for itself.
-     * (N5) Only the first close does the work, holding no lock while it joins the reaper; another
-     *      waits for it (bounded), unless it may be what the first waits for (the driver, a
-     *      thread in a try, a callback or an expiry). A close that stopped part way (a
-     *      StackOverflowError from the caller's own deep stack) leaves `swept` clear, and the
-     *      next close sweeps again: settles are idempotent.
+     * (N3-N5) The close: see Closing.
      * (N6) With an observer, a wait it gives a handle has an ObservedOwner for its owner, holding
      *      the handle: started on the submitting thread under the claim, before anything is
      *      linked, ended once by the settle's booking, or by the undo of a failed submission.
@@ -55,15 +41,11 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     private static final WatcherList.Visitor CHECK = (op, ignored) -> OperationState.check(op);
 
     private final String name;
-    private final WatcherList[] lists;
-    /** Shift taking a list's index from the top bits of a key's mixed hash (see listIndex). */
-    private final int listShift;
+    private final WatcherLists lists;
     private final PurgatoryRuntime runtime;
-    private final boolean ownsRuntime;
     /** The runtime's timer, or null if operations are not timed. */
     private final Timer timer;
     private final Admission admission;
-    private final Outcome closeOutcome;
     private final OperationErrorHandler errorHandler;
     /** Watches each wait, or null: then nothing is allocated for it (N6). */
     private final WaitObserver observer;
@@ -72,14 +54,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     private final PurgePolicy purgePolicy;
     /** What the facade closes with the engine, after the sweep: its own resources. */
     private final Runnable closeFacade;
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final ReentrantLock closeLock = new ReentrantLock();
-    /** Expiries of this engine's operations running now (N4). */
-    private final AtomicInteger expiring = new AtomicInteger();
-    /** Counted down when the first close has done its work, or stopped part way (N5). */
-    private final CountDownLatch closedFully = new CountDownLatch(1);
-    /** Set once a close swept every list; until then another close sweeps again (N5). */
-    private volatile boolean swept;
+    private final Closing closing;
 
     /**
      * An engine with {@code settings} (checked for conflicts), registered on its runtime. Metrics
@@ -90,23 +65,20 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     Engine(EngineSettings settings, Runnable closeFacade) {
         settings.checkConflicts();
         this.name = settings.name;
-        this.lists = new WatcherList[settings.shards];
-        this.listShift = 32 - Integer.numberOfTrailingZeros(settings.shards); // shards is a power of two
-        for (int i = 0; i < lists.length; i++) {
-            lists[i] = new WatcherList(this, counters);
-        }
+        this.lists = new WatcherLists(settings.shards, this, counters);
         this.runtime = settings.runtimeOrOwn(this::onTimerError);
-        this.ownsRuntime = !settings.sharesRuntime();
         this.timer = settings.timerEnabled ? runtime.timer() : null;
         Clock clock = runtime.clock();
         this.metrics = new MetricsBinding(name, counters, clock);
-        this.purgePolicy = new PurgePolicy(name, lists, counters, clock, settings.purgeInterval);
+        this.purgePolicy = new PurgePolicy(name, lists.all(), counters, clock, settings.purgeInterval);
         this.admission = new Admission(name, settings.maxPending, counters);
-        this.closeOutcome = switch (settings.closePolicy) {
+        Outcome closeOutcome = switch (settings.closePolicy) {
             case EXPIRE -> Outcome.EXPIRED;
             case COMPLETE -> Outcome.COMPLETED;
             case CANCEL -> Outcome.CANCELLED;
         };
+        this.closing = new Closing(this, lists.all(), closeOutcome, runtime, !settings.sharesRuntime(),
+                this::closeResources);
         this.errorHandler = settings.errorHandler;
         this.observer = settings.observer;
         this.closeFacade = closeFacade;
@@ -153,7 +125,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     /** On one key or several (exactly one of {@code key} and {@code keys}); at positions if those are given. */
     private boolean submit(DelayedOperation op, Object key, Object[] keys, long[] positions) {
-        if (closed.get()) {
+        if (closing.isMarked()) {
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
         OperationState.checkSubmittable(op, op.state); // a misuse is not a capacity rejection
@@ -213,8 +185,8 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         for (int i = 0; i < n; i++) {
             watch(op, key != null ? key : keys[i], i, n == 1, positions);
         }
-        if (closed.get()) { // raced close(), whose sweep may have missed it (N3)
-            OperationState.settleForClose(op, closeOutcome);
+        if (closing.isMarked()) { // raced close(), whose sweep may have missed it (N3)
+            closing.settleAsClose(op);
             return false;
         }
         long now = metrics.isBound() ? metrics.now() : UserCode.NO_TIME;
@@ -227,7 +199,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             try {
                 timer.add(op);
             } catch (IllegalStateException timerClosed) { // it can never expire now: settle as close would
-                OperationState.settleForClose(op, closeOutcome);
+                closing.settleAsClose(op);
             }
         }
         return false;
@@ -235,7 +207,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     private void watch(DelayedOperation op, Object key, int index, boolean alone, long[] positions) {
         try {
-            WatcherList list = listFor(key);
+            WatcherList list = lists.of(key);
             if (positions != null) {
                 list.watchAt(op, key, positions[index]);
             } else {
@@ -292,13 +264,13 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     /** Hands {@code event} to {@code visitor} with each operation on {@code key} that {@code mode} selects. */
     int visit(Object key, Visit mode, long position, Object event, WatcherList.Visitor visitor) {
-        return listFor(key).visit(key, mode, position, event, visitor);
+        return lists.of(key).visit(key, mode, position, event, visitor);
     }
 
     /** Cancels every submitted operation watching {@code key} (N2); returns those this call cancelled. */
     List<DelayedOperation> cancelAll(Object key) {
         List<DelayedOperation> cancelled = new ArrayList<>();
-        for (DelayedOperation op : listFor(key).operationsOn(key)) {
+        for (DelayedOperation op : lists.of(key).operationsOn(key)) {
             if (OperationState.settleIfSubmitted(op, Outcome.CANCELLED)) {
                 cancelled.add(op);
             }
@@ -318,20 +290,8 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         boolean watched = OperationState.wasWatched(state);
         counters.settled(outcome, watched, unlinked);
         if (watched) {
-            metrics.record(op, outcome, state, closed.get());
+            metrics.record(op, outcome, state, closing.isMarked());
         }
-    }
-
-    /** How a wait of word {@code state} settled with {@code outcome} ended, for an observer (N6). */
-    WaitOutcome waitOutcome(Outcome outcome, long state) {
-        if (OperationState.wasSettledByClose(state)) { // (O9)
-            return WaitOutcome.CLOSED;
-        }
-        return switch (outcome) {
-            case COMPLETED -> OperationState.wasWatched(state) ? WaitOutcome.COMPLETED : WaitOutcome.COMPLETED_AT_ONCE;
-            case EXPIRED -> WaitOutcome.EXPIRED;
-            case CANCELLED -> WaitOutcome.CANCELLED;
-        };
     }
 
     @Override
@@ -342,12 +302,12 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     @Override
     public void expiryBegins() {
-        expiring.incrementAndGet();
+        closing.expiryBegins();
     }
 
     @Override
     public void expiryEnds() {
-        expiring.decrementAndGet();
+        closing.expiryEnds();
     }
 
     // ---- readings ----
@@ -359,7 +319,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     /** True once the purgatory began to close. */
     boolean isClosed() {
-        return closed.get();
+        return closing.isMarked();
     }
 
     int pending() {
@@ -389,69 +349,24 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
      */
     void bindMetrics(MetricsRecorderFactory factory, EventReadings events) {
         Objects.requireNonNull(factory, "factory");
-        closeLock.lock(); // against close's mark: a recorder bound after it would never be closed
-        try {
-            if (closed.get()) {
-                throw new IllegalStateException("purgatory '" + name + "' is closed");
-            }
-            metrics.bind(factory, events, closed::get);
-        } finally {
-            closeLock.unlock();
-        }
+        closing.unlessClosed(() -> metrics.bind(factory, events, closing::isMarked));
     }
 
-    // ---- close (N3, N4) ----
+    // ---- close ----
 
     @Override
     public void close() {
-        boolean first;
-        closeLock.lock(); // against bindMetrics: a recorder bound after the mark would never be closed
-        try {
-            first = closed.compareAndSet(false, true);
-        } finally {
-            closeLock.unlock();
-        }
-        if (first) {
-            try {
-                runtime.leave(this); // its purge policy no longer runs
-                if (ownsRuntime) {
-                    runtime.close(); // stops the reaper at once, then its own timer and executor
-                }
-                sweepAndAwait();
-            } finally {
-                closedFully.countDown();
-            }
-            return;
-        }
-        if (mayWaitForAnotherClose()) { // (N5)
-            CloseSweep.await(closedFully, this);
-        }
-        if (!swept) { // the first close stopped part way (N5)
-            sweepAndAwait();
-        }
+        closing.close();
     }
 
-    /** Settles what the lists hold and waits for the answers (N3, N4); then the facade's resources and the meters. */
-    private void sweepAndAwait() {
-        CloseSweep.awaitFinished(CloseSweep.sweep(lists, closeOutcome), expiring, this);
-        swept = true;
+    /** What the engine closes after the sweep: the facade's resources, then the meters. */
+    private void closeResources() {
         try {
             closeFacade.run();
         } catch (RuntimeException | Error facadeFailure) {
             UserCode.log(name, "closing what it holds besides its operations failed", facadeFailure);
         }
         metrics.close();
-    }
-
-    /**
-     * Whether this thread may wait for a close running on another: not if the other may be waiting
-     * for this thread (the runtime's driver, which an own runtime's close joins; a thread in a
-     * try, a callback or an expiry of a purgatory).
-     */
-    private boolean mayWaitForAnotherClose() {
-        InProgress progress = InProgress.current();
-        return !runtime.isDriverThread() && !progress.holdsAnyClaim() && progress.expiriesOf(this) == 0
-                && !Callbacks.isRunning();
     }
 
     // ---- for the runtime, the facades and tests ----
@@ -478,31 +393,12 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     /** Checks every list's invariants and the gauges against them (tests, in quiescence). */
     void checkInvariants() {
-        long linked = 0;
-        long keys = 0;
-        for (WatcherList list : lists) {
-            long[] counts = list.checkInvariants();
-            linked += counts[0];
-            keys += counts[1];
-        }
-        if (linked != counters.entries() || keys != counters.keys()) {
-            throw new IllegalStateException("(C2, C3) gauges disagree with the lists: entries " + counters.entries()
-                    + " vs " + linked + " linked; keys " + counters.keys() + " vs " + keys);
-        }
+        lists.checkInvariants(counters);
     }
 
-    /**
-     * The index of {@code key}'s watcher list: the top bits of its hash times the golden ratio. Not
-     * the low bits a HashMap takes for its buckets: keys sharing a list would then share the bucket
-     * bits too, and each list's map would fall into a few long (tree) buckets.
-     */
+    /** The index of {@code key}'s watcher list (tests). */
     int listIndex(Object key) {
-        int mixed = key.hashCode() * 0x9E3779B9;
-        return listShift == 32 ? 0 : mixed >>> listShift;
-    }
-
-    private WatcherList listFor(Object key) {
-        return lists[listIndex(key)];
+        return lists.index(key);
     }
 
     /**

@@ -8,7 +8,7 @@ import java.util.IdentityHashMap;
  * submission's, with the tries made under it), the tries of operations claimed inside another's
  * claim, and the owners whose expiries it is running. A check that finds the claim of an operation
  * this thread holds is checking its own keys from inside that operation's try
- * ({@link OperationState}); a close never waits for work on its own stack ({@link CloseSweep}).
+ * ({@link OperationState}); a close never waits for work on its own stack ({@link Closing}).
  */
 final class InProgress {
 

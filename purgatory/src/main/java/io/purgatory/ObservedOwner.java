@@ -59,7 +59,7 @@ final class ObservedOwner implements Owner {
             engine.settled(op, outcome, state);
         } finally {
             Throwable failure = op.failure();
-            end(failure != null ? WaitOutcome.FAILED : engine.waitOutcome(outcome, state), failure);
+            end(failure != null ? WaitOutcome.FAILED : waitOutcome(outcome, state), failure);
         }
     }
 
@@ -84,5 +84,17 @@ final class ObservedOwner implements Owner {
             handle = null;
             UserCode.ended(observer, h, outcome, failure, engine.name());
         }
+    }
+
+    /** How a wait of word {@code state} settled with {@code outcome} ended, for an observer (N6). */
+    private static WaitOutcome waitOutcome(Outcome outcome, long state) {
+        if (OperationState.wasSettledByClose(state)) { // (O9)
+            return WaitOutcome.CLOSED;
+        }
+        return switch (outcome) {
+            case COMPLETED -> OperationState.wasWatched(state) ? WaitOutcome.COMPLETED : WaitOutcome.COMPLETED_AT_ONCE;
+            case EXPIRED -> WaitOutcome.EXPIRED;
+            case CANCELLED -> WaitOutcome.CANCELLED;
+        };
     }
 }

@@ -141,7 +141,7 @@ final class OperationState {
 
     /**
      * A close's settle of {@code op}: as {@link #settleIfSubmitted}, and its callbacks run before
-     * this returns, also when called from inside a callback (Engine N4). Unless a claim is held:
+     * this returns, also when called from inside a callback (Closing N4). Unless a claim is held:
      * its holder finishes it.
      */
     static boolean settleNow(DelayedOperation op, Outcome outcome) {

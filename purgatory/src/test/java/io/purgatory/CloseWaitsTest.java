@@ -16,7 +16,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * What close() waits for before it returns (Engine N4, promise 6 of docs/reliability.md): the
+ * What close() waits for before it returns (Closing N4, promise 6 of docs/reliability.md): the
  * callbacks of every operation it settled, also when called from a callback, a dependent stage of
  * a wait's future or a tryComplete (Callbacks Q3), and of every expiry already running on another
  * thread, one that a try's thread finishes included, but never its own; a second close, on the

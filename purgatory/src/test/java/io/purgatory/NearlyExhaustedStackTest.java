@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * library), so that the StackOverflowError is thrown by the library's own frames: each test calls
  * at every one of the deepest few hundred stack depths, so that some call overflows at every frame
  * it goes through. A close that overflows part way is resumed by the next close, which settles
- * every operation (Engine N5); a submission that overflows leaves nothing behind, and the
+ * every operation (Closing N5); a submission that overflows leaves nothing behind, and the
  * operation can be submitted again. (A settle that overflows in its booking is the limit
  * docs/reliability.md states.)
  */
