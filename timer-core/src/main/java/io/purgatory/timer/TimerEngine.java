@@ -20,54 +20,30 @@ import java.util.function.Consumer;
 final class TimerEngine {
 
     /*
-     * Implementation notes.
+     * Implementation notes. Netty's ownership (only the driver touches buckets; others hand it
+     * tasks through an inbox, Inbox) with Kafka's hierarchy and bucket queue.
      *
-     * Netty's HashedWheelTimer lets only its worker touch buckets and hands it new timeouts
-     * through an MPSC queue; Kafka's SystemTimer instead lets every thread link entries under a
-     * read lock, nested monitors and retry loops, and blocks all adds while it flushes. We take
-     * Netty's ownership with Kafka's hierarchy and bucket queue. The inbox is a few Treiber
-     * stacks (Inbox: one per thread stripe) threaded through TimerTask.inboxNext (no node
-     * allocation); the driver takes each whole.
-     *
-     * (E1) size == the number of tasks owned by this engine whose state is SCHEDULED, but for the
-     *      driver's expiries not yet counted (uncounted), which it subtracts when it hands them over
-     *      in a batch (flushDue, in a finally block of each turn): one update per batch rather than
-     *      per task, so that adding threads and the driver do not move the counter's line for every
-     *      task. Every other change is made by the thread whose CAS enters or leaves SCHEDULED.
-     * (E2) Every SCHEDULED task of this engine is linked in the wheel or on the inbox (or both,
-     *      when a reschedule or cancel is pending). Checked by checkInvariants in quiescence.
-     * (E3) Relative times: now = (clock - origin) >= 0; a deadline is at most now + MAX_DELAY_MS
-     *      (2^61), so relative times stay below 2^62 for 2^62 ms of uptime. The clock must not
-     *      move more than 2^63 - 1 ns past the origin: ManualTimer.advanceClock saturates there.
-     * (E4) A task never runs before its deadline: deadlines are ceil(nowNanos / 1ms) + delayMs,
-     *      and a task runs only when floor(nowNanos / 1ms) >= its deadline.
-     * (E5) Wake-ups: a parked driver publishes wakeAtMs, then re-checks the inbox; a producer
-     *      pushes, then reads wakeAtMs and unparks the driver if its deadline is earlier. One of
-     *      the two always sees the other, so no wake-up is lost.
-     * (E6) Close marks the engine closed, then sweeps it (cancelAll) with driverLock held. From
-     *      the mark on, the driver cancels instead of placing (place), so no task is linked or
-     *      run after the sweep. A close from a task on the driving thread only marks: sweeping
-     *      mid-flush would unlink tasks from the detached bucket; expireDue sweeps at its next
-     *      turn instead, before it returns.
-     * (E7) The inbox is bounded in practice: each time a stripe has taken about a thousand
-     *      cancels (or sixteen times as many new tasks; the count is racy, and a lost count only
-     *      delays the help), the pushing thread wakes a parked driver or, when no thread is
-     *      driving (a ManualTimer between advances), drains the inbox itself under tryLock. So a
-     *      cancelled task leaves the wheel soon instead of at the next expiry, which may be far
-     *      off. A push from a task running on the driving thread never helps: the driver may be
-     *      mid-flush, walking a detached bucket whose links a drain would rewrite; it drains the
-     *      inbox at its next step anyway.
-     * (E8) Expired tasks reach the dispatcher through DueTasks: in batches for SystemTimer (one
-     *      executor hand-off per run, a batch never spanning two buckets), one by one for
-     *      ManualTimer. Every turn of the driver ends by flushing them, in a finally block.
-     * (E9) No failure loses a task. The dispatchers never throw (SystemTimer catches whatever a
-     *      hand-off throws and runs the tasks itself). A task that fails to be placed (an Error
-     *      such as OutOfMemoryError while a wheel or the bucket queue grows) goes back on the
-     *      inbox, setting its own bit unless a racing change did, and the rest of its inbox chain
-     *      or bucket is still placed; the first failure is rethrown once that is done, so E1-E2
-     *      hold whatever escapes. A helping drain (E7) leaves such a failure to the driver.
-     * (E10) advance bounds its wait in real time (System.nanoTime), while deadlines stay on the
-     *      engine's clock: a driver on a clock that does not move by itself still returns.
+     * (E1) size counts this engine's SCHEDULED tasks, less the driver's expiries not yet
+     *      subtracted (uncounted), which flushDue subtracts once per batch.
+     * (E2) Every SCHEDULED task is linked in the wheel or on the inbox, or both while a change of
+     *      it is pending (checkInvariants, in quiescence).
+     * (E3) Times are relative to the origin and stay below 2^62 ms: a delay is capped at
+     *      MAX_DELAY_MS; ManualTimer.advanceClock saturates the clock.
+     * (E4) Never early: a deadline is ceil(now in ms) + delay; a task runs once floor(now) >= it.
+     * (E5) No lost wake-up: a parking driver publishes wakeAtMs, then re-reads the inbox; a pusher
+     *      pushes, then reads wakeAtMs. One of the two sees the other.
+     * (E6) close marks, then sweeps under driverLock; from the mark on the driver cancels instead
+     *      of placing. A close from a task on the driving thread only marks; expireDue sweeps.
+     * (E7) A push that crosses its stripe's weight (Inbox I2) wakes a parked driver or, with none
+     *      driving, drains the inbox itself under tryLock; never from a task on the driving
+     *      thread, which may be walking a detached bucket.
+     * (E8) Expired tasks leave through DueTasks (B1-B3): in batches for SystemTimer, one by one
+     *      for ManualTimer; every turn ends by flushing them.
+     * (E9) No failure loses a task: one that fails to be placed (an Error as a wheel grows) goes
+     *      back on the inbox, the rest are still placed, and the first failure is rethrown once
+     *      E1-E2 hold again. A helping drain leaves such a failure to the driver.
+     * (E10) advance bounds its wait in real time, deadlines stay on the engine's clock: a driver
+     *      on a clock that does not move by itself still returns.
      */
 
     private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
