@@ -42,11 +42,12 @@ final class Closing {
     private static final Logger LOG = LoggerFactory.getLogger(Closing.class);
     private static final long PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
-    private final Engine engine;
+    private final Owner engine;
     private final WatcherList[] lists;
     private final Outcome outcome;
     private final PurgatoryRuntime runtime;
-    private final boolean ownsRuntime;
+    /** What the engine does before the sweep: leave its runtime, and close it if it is its own. */
+    private final Runnable beforeSweep;
     /** What the engine closes after the sweep: its facade's resources and its meters. */
     private final Runnable afterSweep;
     private final AtomicBoolean marked = new AtomicBoolean();
@@ -60,17 +61,16 @@ final class Closing {
     private volatile boolean swept;
 
     /**
-     * The close of {@code engine}, whose {@code lists} it sweeps with {@code outcome}; it leaves
-     * {@code runtime} (and closes it if {@code ownsRuntime}) before the sweep, runs
-     * {@code afterSweep} after it.
+     * The close of {@code engine}, on {@code runtime}, whose {@code lists} it sweeps with
+     * {@code outcome}, running {@code beforeSweep} before the sweep and {@code afterSweep} after it.
      */
-    Closing(Engine engine, WatcherList[] lists, Outcome outcome, PurgatoryRuntime runtime, boolean ownsRuntime,
+    Closing(Owner engine, WatcherList[] lists, Outcome outcome, PurgatoryRuntime runtime, Runnable beforeSweep,
             Runnable afterSweep) {
         this.engine = engine;
         this.lists = lists;
         this.outcome = outcome;
         this.runtime = runtime;
-        this.ownsRuntime = ownsRuntime;
+        this.beforeSweep = beforeSweep;
         this.afterSweep = afterSweep;
     }
 
@@ -121,10 +121,7 @@ final class Closing {
         }
         if (first) {
             try {
-                runtime.leave(engine); // its purge policy no longer runs
-                if (ownsRuntime) {
-                    runtime.close(); // stops the reaper at once, then its own timer and executor
-                }
+                beforeSweep.run();
                 sweepAndAwait();
             } finally {
                 closedFully.countDown();

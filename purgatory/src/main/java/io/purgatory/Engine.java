@@ -43,6 +43,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     private final String name;
     private final WatcherLists lists;
     private final PurgatoryRuntime runtime;
+    private final boolean ownsRuntime;
     /** The runtime's timer, or null if operations are not timed. */
     private final Timer timer;
     private final Admission admission;
@@ -77,8 +78,8 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             case COMPLETE -> Outcome.COMPLETED;
             case CANCEL -> Outcome.CANCELLED;
         };
-        this.closing = new Closing(this, lists.all(), closeOutcome, runtime, !settings.sharesRuntime(),
-                this::closeResources);
+        this.ownsRuntime = !settings.sharesRuntime();
+        this.closing = new Closing(this, lists.all(), closeOutcome, runtime, this::leaveRuntime, this::closeResources);
         this.errorHandler = settings.errorHandler;
         this.observer = settings.observer;
         this.closeFacade = closeFacade;
@@ -357,6 +358,14 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     @Override
     public void close() {
         closing.close();
+    }
+
+    /** What the engine does before its close's sweep: leave the runtime, and close it if it is its own. */
+    private void leaveRuntime() {
+        runtime.leave(this); // its purge policy no longer runs
+        if (ownsRuntime) {
+            runtime.close(); // stops the reaper at once, then its own timer and executor
+        }
     }
 
     /** What the engine closes after the sweep: the facade's resources, then the meters. */
