@@ -97,9 +97,17 @@ final class Closing {
         }
     }
 
-    /** Settles {@code op}, which the sweep may have missed or which can never expire, as the close would (O9). */
+    /**
+     * Settles {@code op} by the close policy: one the sweep may have missed, or one that can never
+     * expire (its timer is closed). A settle by the close (O9) only once a close began: a timer
+     * closed under an open purgatory is not its close.
+     */
     void settleAsClose(DelayedOperation op) {
-        OperationState.settleForClose(op, outcome);
+        if (marked.get()) {
+            OperationState.settleForClose(op, outcome);
+        } else {
+            OperationState.settle(op, outcome);
+        }
     }
 
     void expiryBegins() {
