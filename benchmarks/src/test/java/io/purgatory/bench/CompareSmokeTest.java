@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +39,16 @@ class CompareSmokeTest {
         assertTrue(report.contains("Workload 1's floor"), () -> "no note on the acks floor in\n" + report);
         assertTrue(report.matches("(?s).*5 perf \\(p50 20/p75 60 ms\\), the tool with no purgatory \\(the floor\\): "
                 + "[1-9][0-9,]* req/s sustained; [0-9.]+x Kafka.*"), () -> "no note on the perf floor in\n" + report);
+        assertTrue(report.contains("| acks (completions/s) | ours |"), () -> "no scaling table in\n" + report);
+        List<Workload> workloads = new ArrayList<>();
         for (Workload workload : Compare.workloads(new Results())) {
+            if (workload instanceof ScalingWorkload) {
+                workloads.addAll(ScalingWorkload.parts(ScalingWorkload.DEFAULT_THREADS)); // its rows are its parts'
+            } else {
+                workloads.add(workload);
+            }
+        }
+        for (Workload workload : workloads) {
             List<String[]> own = rows.stream().filter(r -> r[0].equals(workload.title())).toList();
             assertFalse(own.isEmpty(), () -> "no row for " + workload.title() + " in\n" + report + "\n" + progress);
             for (String[] row : own) {
@@ -68,6 +78,10 @@ class CompareSmokeTest {
         assertFalse(o.selects("memory") || o.selects("keyed"));
         assertTrue(CompareOptions.parse("--only", "keyed").selects("keyed"));
         assertEquals(3, CompareOptions.parse().rounds());
+        CompareOptions steps = CompareOptions.parse("--rates", "100000,2000000", "--threads", "1,4");
+        assertEquals(List.of(100_000, 2_000_000), steps.rates());
+        assertEquals(List.of(1, 4), steps.threads());
+        assertTrue(CompareOptions.parse("--only", "expiration").selects("expiration-capacity-timer"));
     }
 
     @Test
