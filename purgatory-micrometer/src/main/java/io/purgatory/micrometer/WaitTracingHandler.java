@@ -28,18 +28,21 @@ public final class WaitTracingHandler implements TracingObservationHandler<WaitO
     /*
      * Implementation notes.
      *
-     * (M13) The span is built in onStop, never before: onStart records where and when the wait
+     * (T20) The span is built in onStop, never before: onStart records where and when the wait
      *       started (a Started in the context, under this handler as key), onStop builds the span
      *       from it, back-dated with startTimestamp, and ends it at once. Its start is the wall
      *       clock at onStart; its end is that start plus the monotonic time since, so its duration
-     *       is the wait's whatever the wall clock does meanwhile. No TracingContext is made, no
-     *       scope is opened (MicrometerObservations opens none, M12): the scope, error and event
-     *       callbacks have no span to act on, and the error is read from the context at onStop.
-     * (M14) The parent is fixed at onStart, on the submitting thread: the parent observation's
+     *       is the wait's whatever the wall clock does meanwhile. No scope is opened
+     *       (MicrometerObservations opens none): the scope, error and event callbacks have no
+     *       span to act on, and the error is read from the context at onStop. The context still
+     *       gets a TracingContext at onStart, with no span: Micrometer's
+     *       TracingAwareMeterObservationHandler (Spring Boot's meter handler when it traces)
+     *       requires one at onStop.
+     * (T21) The parent is fixed at onStart, on the submitting thread: the parent observation's
      *       span, else the tracer's current span, as Micrometer's default handler takes it. With
      *       neither, the span is a root, said with setNoParent: a builder left without a parent
      *       would take the ending thread's current span, the answer's, as the wait's parent.
-     * (M15) The link: to the span current on the thread that calls onStop, only when that span
+     * (T22) The link: to the span current on the thread that calls onStop, only when that span
      *       is in another trace than the wait's parent (or the wait has none). A wait answered
      *       within its own trace (at once, on the request's thread) has no link.
      */
@@ -73,19 +76,20 @@ public final class WaitTracingHandler implements TracingObservationHandler<WaitO
         return context instanceof WaitObservationContext && tracer != Tracer.NOOP;
     }
 
-    /** Records the wait's parent and start time (M13, M14). */
+    /** Records the wait's parent and start time; the span is made when the wait ends. */
     @Override
     public void onStart(WaitObservationContext context) {
-        Span parent = getParentSpan(context);
+        Span parent = getParentSpan(context); // before the context has a TracingContext of its own (T21)
         if (parent == null) {
             parent = tracer.currentSpan();
         }
+        getTracingContext(context); // (T20)
         Instant now = wallClock.instant();
         context.put(this, new Started(parent == null ? null : parent.context(),
                 TimeUnit.SECONDS.toNanos(now.getEpochSecond()) + now.getNano(), clock.nanoTime()));
     }
 
-    /** Makes the wait's span, with its link, tags and error, and ends it (M13, M15). */
+    /** Makes the wait's span, with its link, tags and error, and ends it. */
     @Override
     public void onStop(WaitObservationContext context) {
         Started started = context.get(this);
@@ -96,13 +100,13 @@ public final class WaitTracingHandler implements TracingObservationHandler<WaitO
         Span.Builder builder = tracer.spanBuilder().name(getSpanName(context))
                 .startTimestamp(started.epochNanos, TimeUnit.NANOSECONDS);
         if (started.parent == null) {
-            builder.setNoParent(); // (M14)
+            builder.setNoParent(); // (T21)
         } else {
             builder.setParent(started.parent);
         }
         Span current = tracer.currentSpan();
         if (current != null && (started.parent == null
-                || !current.context().traceId().equals(started.parent.traceId()))) { // (M15)
+                || !current.context().traceId().equals(started.parent.traceId()))) { // (T22)
             builder.addLink(new Link(current, LINK_TAGS));
         }
         for (KeyValue value : context.getLowCardinalityKeyValues()) {
@@ -118,17 +122,17 @@ public final class WaitTracingHandler implements TracingObservationHandler<WaitO
         builder.start().end(endEpochNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** Nothing: the error is read from the context when the span is made (M13). */
+    /** Nothing: the error is read from the context when the span is made. */
     @Override
     public void onError(WaitObservationContext context) {
     }
 
-    /** Nothing: the span does not exist yet (M13). */
+    /** Nothing: the span does not exist yet. */
     @Override
     public void onEvent(Observation.Event event, WaitObservationContext context) {
     }
 
-    /** Nothing: a wait's observation opens no scope, and its span does not exist yet (M13). */
+    /** Nothing: a wait's observation opens no scope, and its span does not exist yet. */
     @Override
     public void onScopeOpened(WaitObservationContext context) {
     }

@@ -2,12 +2,15 @@ package io.purgatory.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler.FirstMatchingCompositeObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.handler.TracingAwareMeterObservationHandler;
 import io.micrometer.tracing.otel.bridge.OtelCurrentTraceContext;
 import io.micrometer.tracing.otel.bridge.OtelTracer;
 import io.opentelemetry.api.common.AttributeKey;
@@ -33,6 +36,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,14 +63,18 @@ class WaitTracingHandlerTest {
     private final WaitTracingHandler handler = new WaitTracingHandler(tracer,
             java.time.Clock.fixed(STARTED, ZoneOffset.UTC), clock);
     private final ObservationRegistry registry = ObservationRegistry.create();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final ManualTimer timer = new ManualTimer();
     private final KeyedWaits<String, String> waits;
     /** The core logs what an observer throws: nothing may be logged here. */
     private final LogCapture coreLog = new LogCapture(DelayedOperationPurgatory.class);
 
     WaitTracingHandlerTest() {
+        // As Spring Boot groups them when it traces: the tracing handlers, then its meter handler.
         registry.observationConfig().observationHandler(new FirstMatchingCompositeObservationHandler(handler,
-                new DefaultTracingObservationHandler(tracer)));
+                new DefaultTracingObservationHandler(tracer)))
+                .observationHandler(new TracingAwareMeterObservationHandler<>(
+                        new DefaultMeterObservationHandler(meters), tracer));
         waits = KeyedWaits.builder("payments").timer(timer).retainEvents(Duration.ofSeconds(30), 100)
                 .observer(MicrometerObservations.of(registry)).build();
     }
@@ -82,15 +90,12 @@ class WaitTracingHandlerTest {
     @Test
     void onStop_answeredInsideAnotherTracesSpan_theWaitIsTheRequestsChild_linkedToTheAnswer() {
         Observation request = Observation.start("http.server.requests", registry);
-        CompletableFuture<String> paid;
-        try (Observation.Scope scope = request.openScope()) {
-            paid = waits.await("order-42", TIMEOUT);
-        }
+        Observation.Scope requestScope = request.openScope();
+        CompletableFuture<String> paid = waits.await("order-42", TIMEOUT);
+        requestScope.close();
         clock.advance(Duration.ofMillis(250));
         Span process = tracer.nextSpan().name("process payments").start();
-        try (Tracer.SpanInScope scope = tracer.withSpan(process)) {
-            waits.complete("order-42", "PAID");
-        }
+        inSpan(process, () -> waits.complete("order-42", "PAID"));
         process.end();
         request.stop();
 
@@ -111,16 +116,13 @@ class WaitTracingHandlerTest {
         assertThat(attribute(wait, "outcome")).isEqualTo("completed");
         assertThat(attribute(wait, "purgatory.keys")).isEqualTo("order-42");
         assertThat(attribute(wait, "purgatory.timeout.ms")).isEqualTo("1000");
-        assertThat(wait.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
+        assertThat(wait.getStatus().getStatusCode()).isNotEqualTo(StatusCode.ERROR);
     }
 
     @Test
     void onStart_parentOnlyATracerSpan_isTheWaitsParent() {
         Span request = tracer.nextSpan().name("request").start();
-        CompletableFuture<String> paid;
-        try (Tracer.SpanInScope scope = tracer.withSpan(request)) {
-            paid = waits.await("order-1", TIMEOUT);
-        }
+        CompletableFuture<String> paid = inSpan(request, () -> waits.await("order-1", TIMEOUT));
         waits.complete("order-1", "PAID"); // no span current here: no link
         request.end();
 
@@ -134,17 +136,15 @@ class WaitTracingHandlerTest {
     @Test
     void onStop_answeredInItsOwnTrace_hasNoLink() {
         Span request = tracer.nextSpan().name("request").start();
-        try (Tracer.SpanInScope scope = tracer.withSpan(request)) {
+        inSpan(request, () -> {
             waits.complete("order-2", "PAID early");
             assertThat(waits.await("order-2", TIMEOUT)).isCompletedWithValue("PAID early");
             CompletableFuture<String> later = waits.await("order-3", TIMEOUT);
             Span child = tracer.nextSpan().name("child").start(); // the same trace, another span
-            try (Tracer.SpanInScope inChild = tracer.withSpan(child)) {
-                waits.complete("order-3", "PAID");
-            }
+            inSpan(child, () -> waits.complete("order-3", "PAID"));
             child.end();
-            assertThat(later).isDone();
-        }
+            return assertThat(later).isDone();
+        });
         request.end();
 
         List<SpanData> spans = spans(s -> s.getName().equals("payments wait"));
@@ -160,9 +160,7 @@ class WaitTracingHandlerTest {
     void onStop_waitMadeOutsideAnyTrace_isARootSpan_notTheAnswersChild() {
         CompletableFuture<String> paid = waits.await("order-4", TIMEOUT);
         Span process = tracer.nextSpan().name("process payments").start();
-        try (Tracer.SpanInScope scope = tracer.withSpan(process)) {
-            waits.complete("order-4", "PAID");
-        }
+        inSpan(process, () -> waits.complete("order-4", "PAID"));
         process.end();
 
         assertThat(paid).isDone();
@@ -174,23 +172,38 @@ class WaitTracingHandlerTest {
     }
 
     @Test
-    void onStop_expiredAndFailedWaits_carryTheirOutcomeAndError() {
+    void onStop_eachOtherOutcome_endsTheSpanWithIt_andWithTheErrorThatFailedIt() {
         IllegalStateException refused = new IllegalStateException("payment refused");
         CompletableFuture<String> expired = waits.await("order-5", TIMEOUT);
         clock.advance(TIMEOUT);
         timer.advanceClock(TIMEOUT.toMillis());
         CompletableFuture<String> failed = waits.await("order-6", TIMEOUT);
         waits.completeExceptionally("order-6", refused);
+        CompletableFuture<String> cancelled = waits.await("order-7", TIMEOUT);
+        clock.advance(Duration.ofMillis(10));
+        cancelled.cancel(true);
+        CompletableFuture<String> closed = waits.await("order-8", TIMEOUT);
+        clock.advance(Duration.ofMillis(20));
+        waits.close();
 
-        assertThat(List.of(expired, failed)).allMatch(CompletableFuture::isCompletedExceptionally);
+        assertThat(List.of(expired, failed, cancelled, closed)).allMatch(CompletableFuture::isCompletedExceptionally);
         List<SpanData> spans = spans(s -> s.getName().equals("payments wait"));
-        assertThat(spans).extracting(s -> attribute(s, "outcome")).containsExactly("expired", "failed");
-        assertThat(spans.get(0).getEndEpochNanos() - spans.get(0).getStartEpochNanos())
-                .isEqualTo(TIMEOUT.toNanos());
-        assertThat(spans.get(0).getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
-        assertThat(spans.get(1).getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
-        assertThat(spans.get(1).getEvents()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("exception"));
+        assertThat(spans).extracting(s -> attribute(s, "outcome")).containsExactly("expired", "failed", "cancelled",
+                "closed");
+        assertThat(spans).extracting(s -> s.getEndEpochNanos() - s.getStartEpochNanos()).as("each wait's time")
+                .containsExactly(TIMEOUT.toNanos(), 0L, Duration.ofMillis(10).toNanos(),
+                        Duration.ofMillis(20).toNanos());
+        assertThat(spans).extracting(SpanData::hasEnded).containsOnly(true);
+        assertThat(spans).extracting(s -> s.getStatus().getStatusCode() == StatusCode.ERROR).as("error status")
+                .containsExactly(false, true, false, false); // the others UNSET or OK, as the bridge's release sets
+        assertThat(spans.get(1).getEvents()).singleElement().satisfies(e -> {
+            assertThat(e.getName()).isEqualTo("exception");
+            assertThat(e.getAttributes().get(AttributeKey.stringKey("exception.message"))).isEqualTo("payment refused");
+        });
         assertThat(spans).allSatisfy(s -> assertThat(s.getLinks()).isEmpty());
+        assertThat(meters.get("purgatory.wait").timers()).as("the meter handler timed each wait too")
+                .extracting(t -> t.getId().getTag("outcome") + "=" + t.count())
+                .containsExactlyInAnyOrder("expired=1", "failed=1", "cancelled=1", "closed=1");
     }
 
     @Test
@@ -240,6 +253,16 @@ class WaitTracingHandlerTest {
         }
         assertThat(checked).contains("io/purgatory/micrometer/MicrometerObservations.class",
                 "io/purgatory/micrometer/WaitObservationContext.class", "module-info.class");
+    }
+
+    /** Runs {@code action} with {@code span} current on this thread, and returns what it returned. */
+    private <T> T inSpan(Span span, Supplier<T> action) {
+        Tracer.SpanInScope scope = tracer.withSpan(span);
+        try {
+            return action.get();
+        } finally {
+            scope.close();
+        }
     }
 
     private List<SpanData> spans(Predicate<SpanData> which) {
