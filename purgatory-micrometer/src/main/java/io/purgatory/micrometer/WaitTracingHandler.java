@@ -14,14 +14,13 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Makes the span of each wait's {@code purgatory.wait} observation, with Micrometer Tracing, and
- * links it to the span that answered the wait: the span current on the thread that ended the
- * wait, when it belongs to another trace (a {@code KafkaFeed}'s record, another request). The span
- * is made when the wait ends, starting when the wait started, because Micrometer Tracing takes a
- * span's links only when it starts; its parent is the span current where the wait was made. Put
- * it before Micrometer's {@code DefaultTracingObservationHandler}, in a
- * {@code FirstMatchingCompositeObservationHandler} (the starter does so on Spring Boot); it
- * handles only wait observations. Immutable and thread-safe.
+ * Makes the span of each wait's {@code purgatory.wait} observation with Micrometer Tracing, linked
+ * to the span that answered the wait. Immutable and thread-safe. The span is made when the wait
+ * ends, dated from its start (Micrometer Tracing takes a span's links only when it starts), as the
+ * child of the span current where the wait was made; it links to the span current where the wait
+ * ended when that one is of another trace (a {@code KafkaFeed}'s record, another request). Put it
+ * before Micrometer's {@code DefaultTracingObservationHandler} in a
+ * {@code FirstMatchingCompositeObservationHandler}, as the starter does on Spring Boot.
  */
 public final class WaitTracingHandler implements TracingObservationHandler<WaitObservationContext> {
 
