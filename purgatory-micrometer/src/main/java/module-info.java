@@ -2,7 +2,7 @@
  * Binds purgatories and keyed waits to a Micrometer {@code MeterRegistry}, and observes each wait
  * in an {@code ObservationRegistry}: the package {@link io.purgatory.micrometer}. Requires
  * {@code io.purgatory} and Micrometer, and reads both for its users (its public signatures use
- * their types).
+ * their types); Micrometer Tracing only when present, for {@code WaitTracingHandler}.
  */
 module io.purgatory.micrometer {
     requires transitive io.purgatory;
@@ -13,6 +13,9 @@ module io.purgatory.micrometer {
     // automatic modules.
     requires transitive micrometer.observation;
     requires transitive micrometer.commons;
+    // Micrometer Tracing (an automatic module too), optional: only WaitTracingHandler uses it, and
+    // only an application that traces loads that class. Static: the module resolves without it.
+    requires static transitive micrometer.tracing;
     requires org.slf4j;
     requires static com.google.errorprone.annotations;
 

@@ -23,7 +23,8 @@ import org.slf4j.Logger;
 /**
  * The descriptor of {@code io.purgatory.micrometer}, read from the built artifact as a module-path
  * user gets it: it exports its one package and reads the core and Micrometer (meters and
- * observations) for its users.
+ * observations) for its users; Micrometer Tracing only when present (the graph here resolves
+ * without it).
  */
 class ModuleDescriptorTest {
 
@@ -42,7 +43,10 @@ class ModuleDescriptorTest {
         assertThat(module.exports().stream().map(Exports::source)).containsExactly(NAME);
         assertThat(module.requires().stream().filter(r -> r.modifiers().contains(Requires.Modifier.TRANSITIVE))
                 .map(Requires::name).collect(Collectors.toSet())).isEqualTo(Set.of("io.purgatory", "micrometer.core",
-                        "micrometer.observation", "micrometer.commons"));
+                        "micrometer.observation", "micrometer.commons", "micrometer.tracing"));
+        assertThat(module.requires().stream().filter(r -> r.modifiers().contains(Requires.Modifier.STATIC))
+                .map(Requires::name)).as("Micrometer Tracing optional: WaitTracingHandler's alone")
+                .containsExactly("micrometer.tracing");
 
         Configuration graph = ModuleLayer.boot().configuration().resolve(finder, ModuleFinder.of(), Set.of(NAME));
         assertThat(graph.findModule(NAME).orElseThrow().reads()).extracting(ResolvedModule::name)

@@ -208,6 +208,14 @@ public class PurgatoryProperties implements Validator {
          */
         private boolean enabled = true;
 
+        /**
+         * Whether, with Micrometer Tracing, each wait's span is made when the wait ends (dated from
+         * its start) with a link (purgatory.link=answered_by) to the span current where it ended when
+         * that span is of another trace: the event that answered it (a KafkaFeed record, another
+         * request). When false, Micrometer's default tracing handler makes the span, without a link.
+         */
+        private boolean linkAnswers = true;
+
         /** Whether each wait is observed. */
         public boolean isEnabled() {
             return enabled;
@@ -216,6 +224,16 @@ public class PurgatoryProperties implements Validator {
         /** Sets whether each wait is observed. */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        /** Whether each wait's span links to the span that answered it. */
+        public boolean isLinkAnswers() {
+            return linkAnswers;
+        }
+
+        /** Sets whether each wait's span links to the span that answered it. */
+        public void setLinkAnswers(boolean linkAnswers) {
+            this.linkAnswers = linkAnswers;
         }
     }
 

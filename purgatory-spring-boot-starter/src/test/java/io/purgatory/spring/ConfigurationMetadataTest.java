@@ -37,7 +37,7 @@ class ConfigurationMetadataTest {
         assertThat(names).containsExactlyInAnyOrder("purgatory.runtime.name", "purgatory.runtime.tick",
                 "purgatory.runtime.wheel-size", "purgatory.shards", "purgatory.max-pending", "purgatory.close-policy",
                 "purgatory.metrics.enabled", "purgatory.metrics.buckets", "purgatory.observations.enabled",
-                "purgatory.health.rejection-window");
+                "purgatory.observations.link-answers", "purgatory.health.rejection-window");
     }
 
     /**
@@ -57,7 +57,8 @@ class ConfigurationMetadataTest {
                 .containsEntry("purgatory.runtime.wheel-size", String.valueOf(TimerGeometry.DEFAULT.wheelSize()))
                 .containsEntry("purgatory.max-pending", "0")
                 .containsEntry("purgatory.close-policy", "expire")
-                .containsEntry("purgatory.observations.enabled", "true");
+                .containsEntry("purgatory.observations.enabled", "true")
+                .containsEntry("purgatory.observations.link-answers", "true");
         assertThat(properties.getShards()).isEqualTo(PurgatoryBuilder.DEFAULT_SHARDS);
         assertThat(properties.getRuntime().getTick()).isEqualTo(Duration.ofMillis(TimerGeometry.DEFAULT.tickMs()));
         assertThat(properties.getRuntime().getWheelSize()).isEqualTo(TimerGeometry.DEFAULT.wheelSize());
