@@ -22,7 +22,8 @@ final class BackPressure {
      * (G1) The lag at a time t is t minus the earlier of two due times: that of the earliest
      *      bucket the driver has not expired (TimerEngine.nextDueMs), and, while hand-offs wait in
      *      the executor (handed and not started), that of the oldest of them (about the first
-     *      task's deadline of the last one to start: hand-offs leave in due order). Both grow with
+     *      task's deadline of the last one to start: hand-offs leave in due order, but for one the
+     *      executor runs inside the call that handed it over, which moves nothing). Both grow with
      *      real time when the driver or the executor stalls, and read 0 once they keep up.
      * (G2) A wait ends when the lag is down to half the bound, or after the bound itself, or on
      *      an interrupt (left set) or a close, whichever comes first; it never happens on the
@@ -78,19 +79,30 @@ final class BackPressure {
         }
     }
 
-    /** A hand-off whose first task is {@code first} starts on the current thread (G1, G2). */
-    void runStarting(TimerTask first) {
+    /**
+     * A hand-off whose first task is {@code first} starts on the current thread; {@code inline} if
+     * the executor runs it inside the call that handed it over, ahead of any still waiting, so it
+     * does not move the oldest due time (G1). Returns the back-pressure whose hand-off this thread
+     * was running already, if any, for {@link #runFinished} (G2).
+     */
+    BackPressure runStarting(TimerTask first, boolean inline) {
+        BackPressure outer = RUNNING.get();
         RUNNING.set(this);
         long dueMs = first.deadlineMs;
-        if (oldestWaitingDueMs != dueMs) {
+        if (!inline && oldestWaitingDueMs != dueMs) {
             oldestWaitingDueMs = dueMs;
         }
         waiting.decrementAndGet();
+        return outer;
     }
 
-    /** The hand-off that started on the current thread is done (G2). */
-    void runFinished() {
-        RUNNING.remove();
+    /** The hand-off that started on the current thread is done; {@code outer} is what runStarting returned (G2). */
+    void runFinished(BackPressure outer) {
+        if (outer == null) {
+            RUNNING.remove();
+        } else {
+            RUNNING.set(outer); // a hand-off run inside another's (a caller-runs executor): the outer one goes on
+        }
     }
 
     /** A hand-off the executor refused: the driver runs it instead (G1). */

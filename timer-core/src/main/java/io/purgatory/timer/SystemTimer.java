@@ -222,6 +222,7 @@ public final class SystemTimer implements Timer {
         if (backPressure != null) {
             backPressure.handedOff(run.task(run.start));
         }
+        run.handing = Thread.currentThread();
         try {
             executor.execute(run);
         } catch (Throwable failure) {
@@ -231,6 +232,8 @@ public final class SystemTimer implements Timer {
                 }
                 runRefused(run, failure);
             }
+        } finally {
+            run.handing = null;
         }
     }
 
@@ -262,6 +265,8 @@ public final class SystemTimer implements Timer {
         private final int end;
         @SuppressWarnings("unused") // through CLAIMED
         private volatile boolean claimed;
+        /** The thread handing it to the executor, while it does: a run on it is inline (BackPressure G1). */
+        Thread handing;
 
         Run(TimerTask[] tasks, TimerTask task, int start, int end) {
             this.tasks = tasks;
@@ -287,11 +292,11 @@ public final class SystemTimer implements Timer {
                 runAll();
                 return;
             }
-            backPressure.runStarting(task(start));
+            BackPressure outer = backPressure.runStarting(task(start), handing == Thread.currentThread());
             try {
                 runAll();
             } finally {
-                backPressure.runFinished();
+                backPressure.runFinished(outer);
             }
         }
 
