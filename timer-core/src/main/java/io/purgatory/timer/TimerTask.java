@@ -128,6 +128,19 @@ public abstract class TimerTask implements Runnable {
         return getClass().getName() + "[delayMs=" + delayMs + "]";
     }
 
+    /**
+     * Refused, always: a copy would share this task's timer state (and an operation's watch
+     * links), so that settling or cancelling the copy would change this task. Make a new task
+     * instead. Final, so that no subclass can allow it.
+     *
+     * @throws CloneNotSupportedException always
+     */
+    @Override
+    protected final Object clone() throws CloneNotSupportedException {
+        throw new CloneNotSupportedException(getClass().getName() + ": a timer task or delayed operation cannot be"
+                + " copied (the copy would share its timer state and watch links); make a new one");
+    }
+
     // ---- for the timer (package-private) ----
 
     /** The state word: a lifecycle value, maybe with IN_INBOX. */
