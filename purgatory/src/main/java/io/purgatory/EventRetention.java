@@ -37,6 +37,10 @@ final class EventRetention<V> {
      *      flags and the verdict change together under this monitor, and the one change that
      *      makes an event unused hands it out, exactly once, to the sink, called after the
      *      monitor is released. An event dropped by close() is never handed out.
+     * (X6) The end of an event's window is scheduled before the monitor is taken, never under it:
+     *      a timer with back-pressure may make that add wait, and the timer's own threads end
+     *      other windows under this monitor. A window that ends before its event is put leaves
+     *      it out of the map (`ended`), as if it had been put and had left at once.
      */
 
     private final long windowMs;
@@ -65,17 +69,24 @@ final class EventRetention<V> {
      */
     Event<V> retain(Object key, V value, long position) {
         Event<V> event = new Event<>(this, key, value, position, windowMs);
+        if (!schedule(event)) {
+            return null;
+        }
         Event<V> replacedUnused = null;
         Event<V> evictedUnused = null;
         boolean kept = false;
         synchronized (this) {
-            if (!closed) {
+            if (closed) {
+                event.cancel();
+            } else {
+                kept = true;
                 Event<V> previous = events.remove(key);
                 if (previous != null) {
                     replacedUnused = leave(previous);
                 }
-                kept = schedule(event);
-                if (kept) {
+                if (event.ended) { // its window ended before it was put (X6)
+                    event.left = true;
+                } else {
                     events.put(key, event);
                     if (events.size() > maxEntries) {
                         Iterator<Event<V>> oldest = events.values().iterator();
@@ -147,8 +158,9 @@ final class EventRetention<V> {
     private void expire(Event<V> event) {
         Event<V> now;
         synchronized (this) {
+            event.ended = true; // (X6)
             if (!events.remove(event.key, event)) {
-                return; // it left already (replaced, evicted, closed): that change gave the verdict
+                return; // not put yet (X6), or it left already (replaced, evicted, closed): that gave the verdict
             }
             event.left = true;
             now = unusedNow(event);
@@ -156,7 +168,7 @@ final class EventRetention<V> {
         handOut(now);
     }
 
-    @GuardedBy("this")
+    /** Schedules the end of {@code event}'s window, outside the monitor (X6); false if the timer is closed. */
     private boolean schedule(Event<V> event) {
         try {
             timer.add(event);
@@ -205,6 +217,8 @@ final class EventRetention<V> {
         private boolean left;
         /** It answered a wait, was told late, or was handed out as unused: never handed out (again). */
         private boolean accounted;
+        /** Its window ended: the timer ran it (X6). */
+        private boolean ended;
 
         Event(EventRetention<V> retention, Object key, V value, long position, long windowMs) {
             super(windowMs);

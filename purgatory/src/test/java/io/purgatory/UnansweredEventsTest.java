@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerTask;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -387,5 +389,39 @@ class UnansweredEventsTest {
         @Override
         public void close() {
         }
+    }
+
+    /** A timer that runs every task inside its add: each early event's window ends before its retention puts it. */
+    private static final class AtOnceTimer implements Timer {
+        @Override
+        public void add(TimerTask task) {
+            task.run();
+        }
+
+        @Override
+        public boolean advanceClock(long timeoutMs) {
+            return false;
+        }
+
+        @Override
+        public int size() {
+            return 0;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void earlyEvent_windowEndsBeforeItIsPut_isNotRetainedAndIsToldUnansweredOnce() {
+        waits = KeyedWaits.builder("payments").timer(new AtOnceTimer()).unansweredEvents(recording)
+                .retainEvents(Duration.ofSeconds(30), 10).build();
+
+        assertThat(waits.complete("o1", "PAID")).isZero();
+
+        assertThat(waits.retainedEvents()).as("(X6) its window ended inside the add: not kept").isZero();
+        assertThat(told).containsExactly("payments:o1=PAID:UNANSWERED");
+        assertThat(readings().eventsUnanswered()).isOne();
     }
 }
