@@ -36,6 +36,10 @@ public final class MicrometerObservations implements WaitObserver {
      *       Observation.createNotStarted. No scope is opened: the wait outlives the call that
      *       made it and ends on another thread, and a scope left open would be the parent of
      *       whatever that thread did next.
+     * (M13) A handler that throws on start stops the observation's start part way: the handlers
+     *       before it have started, and nothing would stop them, since the purgatory gets no
+     *       handle. started() stops the observation (outcome FAILED, the error attached), then
+     *       rethrows, so the purgatory reports the failure and leaves the wait unobserved.
      */
 
     private static final DefaultWaitObservationConvention DEFAULT = new DefaultWaitObservationConvention();
@@ -84,7 +88,21 @@ public final class MicrometerObservations implements WaitObserver {
         }
         Observation observation = Observation.createNotStarted(convention, DEFAULT, // its parent (M12)
                 () -> new WaitObservationContext(start), registry);
-        return observation.isNoop() ? null : observation.start();
+        if (observation.isNoop()) {
+            return null;
+        }
+        try {
+            return observation.start();
+        } catch (RuntimeException | Error startFailure) { // a handler threw: stop those that started (M13)
+            try {
+                ((WaitObservationContext) observation.getContext()).setOutcome(WaitOutcome.FAILED);
+                observation.error(startFailure);
+                observation.stop();
+            } catch (RuntimeException | Error stopFailure) {
+                startFailure.addSuppressed(stopFailure);
+            }
+            throw startFailure;
+        }
     }
 
     /** Stops the wait's observation with its outcome, and with its error if it failed. */
