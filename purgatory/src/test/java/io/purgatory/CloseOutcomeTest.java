@@ -1,0 +1,186 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.timer.ManualTimer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A wait's end is CLOSED exactly when its purgatory's close settled it (OperationState O9): a
+ * completion, an expiry or a cancel that wins while the close runs (from one of the close's own
+ * callbacks, from a try the close found claimed, from another purgatory's close on the same
+ * runtime) keeps its own outcome; each wait is ended exactly once.
+ */
+class CloseOutcomeTest {
+
+    private final ManualTimer timer = new ManualTimer();
+    private final WaitObserverTest.Recording observer = new WaitObserverTest.Recording();
+
+    private DelayedOperationPurgatory<HookOp> purgatory(String name, ClosePolicy policy) {
+        return DelayedOperationPurgatory.<HookOp>builder(name).timer(timer).observer(observer).closePolicy(policy)
+                .build();
+    }
+
+    @Test
+    void close_aCallbackOfItsSweepCompletesAnotherWait_thatWaitEndsCompletedNotClosed() {
+        DelayedOperationPurgatory<HookOp> p = purgatory("sweep", ClosePolicy.EXPIRE);
+        HookOp a = new HookOp(100);
+        HookOp b = new HookOp(100);
+        a.completeHook = b::forceComplete; // whichever the sweep expires first completes the other
+        b.completeHook = a::forceComplete;
+        p.tryCompleteElseWatch(a, List.of("a"));
+        p.tryCompleteElseWatch(b, List.of("b"));
+
+        p.close();
+
+        assertThat(observer.ends).containsExactlyInAnyOrder("CLOSED", "COMPLETED");
+        assertThat(a.completes.get() + b.completes.get()).isEqualTo(2);
+        assertThat(a.expirations.get() + b.expirations.get()).as("only the one the close expired").isOne();
+        assertThat(p.stats().completed()).isOne();
+        assertThat(p.stats().expired()).isOne();
+    }
+
+    @Test
+    void close_aCallbackOfItsSweepAdvancesTheTimerPastAnotherWaitsTimeout_thatWaitEndsExpired() {
+        DelayedOperationPurgatory<HookOp> p = purgatory("sweep", ClosePolicy.CANCEL);
+        HookOp a = new HookOp(1_000);
+        HookOp b = new HookOp(1_000);
+        Runnable advance = () -> timer.advanceClock(1_000);
+        a.cancelHook = advance;
+        b.cancelHook = advance;
+        p.tryCompleteElseWatch(a, List.of("a"));
+        p.tryCompleteElseWatch(b, List.of("b"));
+
+        p.close();
+
+        assertThat(observer.ends).containsExactlyInAnyOrder("CLOSED", "EXPIRED");
+        assertThat(a.callbackCounts() + " " + b.callbackCounts()).isIn("0,0,1 1,1,0", "1,1,0 0,0,1");
+        assertThat(timer.size()).isZero();
+    }
+
+    @Test
+    void close_calledFromTheTryOfTheOperationItSettles_thatWaitEndsClosedOnce() {
+        DelayedOperationPurgatory<HookOp> p = purgatory("inside", ClosePolicy.EXPIRE);
+        HookOp op = new HookOp(100);
+        p.tryCompleteElseWatch(op, List.of("k"));
+        op.completable = true;
+        op.tryHook = p::close; // the close finds the operation claimed by this very try
+
+        int completed = p.checkAndComplete("k");
+
+        assertThat(observer.ends).containsExactly("CLOSED");
+        assertThat(op.callbackCounts()).as("expired by the close policy, once").isEqualTo("1,1,0");
+        assertThat(completed).as("its forceComplete lost to the close").isZero();
+        assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
+    }
+
+    @Test
+    void close_fromTheStartOfTheWaitItSettles_thatWaitEndsClosedOnceAndTheSubmissionReturnsFalse() {
+        AtomicReference<DelayedOperationPurgatory<HookOp>> p = new AtomicReference<>();
+        WaitObserver closing = new WaitObserver() {
+            @Override
+            public Object started(WaitStart start) {
+                Object handle = observer.started(start);
+                p.get().close();
+                return handle;
+            }
+
+            @Override
+            public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
+                observer.ended(handle, outcome, failure);
+            }
+        };
+        p.set(DelayedOperationPurgatory.<HookOp>builder("started").timer(timer).observer(closing)
+                .closePolicy(ClosePolicy.CANCEL).build());
+        HookOp op = new HookOp(100);
+
+        boolean completed = p.get().tryCompleteElseWatch(op, List.of("k"));
+
+        assertThat(completed).isFalse();
+        assertThat(observer.ends).containsExactly("CLOSED");
+        assertThat(op.callbackCounts()).isEqualTo("0,0,1");
+        assertThat(p.get().numDelayed()).isZero();
+        assertThat(timer.size()).isZero();
+    }
+
+    @Test
+    void runtimeClose_aSweepCallbackOfOnePurgatoryCancelsAWaitOfTheNext_thatWaitEndsCancelledTheOtherClosed() {
+        PurgatoryRuntime runtime = PurgatoryRuntime.builder("shared").timer(timer).build();
+        DelayedOperationPurgatory<HookOp> first = DelayedOperationPurgatory.<HookOp>builder("first").runtime(runtime)
+                .observer(observer).closePolicy(ClosePolicy.EXPIRE).build();
+        DelayedOperationPurgatory<HookOp> second = DelayedOperationPurgatory.<HookOp>builder("second")
+                .runtime(runtime).observer(observer).closePolicy(ClosePolicy.EXPIRE).build();
+        HookOp inFirst = new HookOp(100);
+        HookOp cancelled = new HookOp(100);
+        HookOp closed = new HookOp(100);
+        HookOp submittedLate = new HookOp(100);
+        inFirst.completeHook = () -> {
+            cancelled.cancel();
+            if (!second.isClosed()) {
+                second.tryCompleteElseWatch(submittedLate, List.of("late"));
+            }
+        };
+        first.tryCompleteElseWatch(inFirst, List.of("k"));
+        second.tryCompleteElseWatch(cancelled, List.of("k"));
+        second.tryCompleteElseWatch(closed, List.of("k"));
+
+        runtime.close();
+
+        assertThat(cancelled.callbackCounts()).isEqualTo("0,0,1");
+        assertThat(closed.callbackCounts()).isEqualTo("1,1,0");
+        assertThat(inFirst.callbackCounts()).isEqualTo("1,1,0");
+        int submittedLateEnds = submittedLate.callbackCounts().equals("0,0,0") ? 0 : 1;
+        assertThat(observer.ends).as("each wait ended once, CLOSED only where a close settled it")
+                .hasSize(3 + submittedLateEnds)
+                .containsOnlyOnce("CANCELLED");
+        assertThat(observer.ends.stream().filter("CLOSED"::equals).count()).isEqualTo(2 + submittedLateEnds);
+        assertThat(second.numDelayed()).isZero();
+        assertThat(timer.size()).isZero();
+    }
+
+    @Test
+    void keyedWaitsClose_aDependentStageOfOneWaitFailsAndCancelsOthers_thoseEndFailedAndCancelled() {
+        KeyedWaits<String, String> waits = KeyedWaits.builder("keyed").timer(timer).observer(observer)
+                .lateEvents(Duration.ofSeconds(10), 10).build();
+        List<String> keys = List.of("a", "b", "c", "d");
+        List<CompletableFuture<String>> futures = new ArrayList<>();
+        for (String key : keys) {
+            futures.add(waits.await(key, Duration.ofSeconds(5)));
+        }
+        AtomicBoolean first = new AtomicBoolean(true);
+        int[] eventAnswered = {-1};
+        for (CompletableFuture<String> f : futures) {
+            var unused = f.whenComplete((v, e) -> {
+                if (!first.compareAndSet(true, false)) {
+                    return;
+                }
+                int step = 0;
+                for (int i = 0; i < keys.size(); i++) {
+                    if (futures.get(i).isDone()) {
+                        continue;
+                    }
+                    switch (step++) {
+                        case 0 -> eventAnswered[0] = waits.complete(keys.get(i), "during close");
+                        case 1 -> waits.completeExceptionally(keys.get(i), new IllegalStateException("failed"));
+                        case 2 -> futures.get(i).cancel(true);
+                        default -> { }
+                    }
+                }
+            });
+        }
+
+        waits.close();
+
+        assertThat(futures).allSatisfy(f -> assertThat(f).isDone());
+        assertThat(eventAnswered[0]).as("complete is refused once the close began (its javadoc)").isZero();
+        assertThat(observer.ends).as("each wait ended once, CLOSED only where the close settled it")
+                .containsExactlyInAnyOrder("CLOSED", "CLOSED", "FAILED:failed", "CANCELLED");
+    }
+}
