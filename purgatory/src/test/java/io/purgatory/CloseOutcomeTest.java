@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -182,5 +183,23 @@ class CloseOutcomeTest {
         assertThat(eventAnswered[0]).as("complete is refused once the close began (its javadoc)").isZero();
         assertThat(observer.ends).as("each wait ended once, CLOSED only where the close settled it")
                 .containsExactlyInAnyOrder("CLOSED", "CLOSED", "FAILED:failed", "CANCELLED");
+    }
+
+    @Disabled("fails: a submission to an open purgatory whose timer was closed under it is settled by the close"
+            + " policy with BY_CLOSE, so its wait ends CLOSED although no close of its purgatory settled it")
+    @Test
+    void submission_timerClosedUnderAnOpenPurgatory_itsWaitDoesNotEndClosed() {
+        DelayedOperationPurgatory<HookOp> p = purgatory("open", ClosePolicy.EXPIRE);
+        timer.close();
+        HookOp op = new HookOp(100);
+
+        boolean completed = p.tryCompleteElseWatch(op, List.of("k"));
+
+        assertThat(completed).isFalse();
+        assertThat(op.callbackCounts()).as("settled at once by the close policy").isEqualTo("1,1,0");
+        assertThat(p.isClosed()).isFalse();
+        assertThat(observer.ends).as("(O9) CLOSED exactly when its purgatory's close settled it")
+                .containsExactly("EXPIRED");
+        p.close();
     }
 }
