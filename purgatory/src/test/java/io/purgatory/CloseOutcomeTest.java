@@ -7,7 +7,11 @@ import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Disabled;
@@ -201,5 +205,129 @@ class CloseOutcomeTest {
         assertThat(observer.ends).as("(O9) CLOSED exactly when its purgatory's close settled it")
                 .containsExactly("EXPIRED");
         p.close();
+    }
+
+    /** The end each operation's wait got, by identity of the operation (a handle per operation). */
+    private static final class ByOperation implements WaitObserver {
+        final Map<Object, List<WaitOutcome>> ends = new ConcurrentHashMap<>();
+        /** The operation being submitted (submissions are made on the test's thread only). */
+        volatile Object submitting;
+
+        @Override
+        public Object started(WaitStart start) {
+            Object op = submitting;
+            ends.put(op, new CopyOnWriteArrayList<>());
+            return op;
+        }
+
+        @Override
+        public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
+            ends.get(handle).add(outcome);
+        }
+    }
+
+    @Test
+    void close_racingCancelsAndForceCompletesOnAnotherThread_eachWaitEndsAsTheCallThatWonSays() throws Exception {
+        int callsWon = 0;
+        int closesWon = 0;
+        for (int round = 0; round < 200; round++) {
+            ByOperation byOp = new ByOperation();
+            ClosePolicy policy = round % 2 == 0 ? ClosePolicy.CANCEL : ClosePolicy.COMPLETE;
+            DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("race-" + round)
+                    .timer(timer).observer(byOp).closePolicy(policy).build();
+            List<HookOp> ops = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                HookOp op = new HookOp(1_000);
+                byOp.submitting = op;
+                p.tryCompleteElseWatch(op, i % 3 == 0 ? List.of("k" + i) : List.of("k" + i, "shared"));
+                ops.add(op);
+            }
+            boolean[] won = new boolean[ops.size()];
+            CountDownLatch go = new CountDownLatch(1);
+            Thread actor = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                for (int i = 0; i < ops.size(); i++) {
+                    won[i] = i % 2 == 0 ? ops.get(i).cancel() : ops.get(i).forceComplete();
+                }
+            }, "actor");
+            actor.start();
+            go.countDown();
+            p.close();
+            actor.join(30_000);
+            assertThat(actor.isAlive()).isFalse();
+
+            for (int i = 0; i < ops.size(); i++) {
+                WaitOutcome byCall = i % 2 == 0 ? WaitOutcome.CANCELLED : WaitOutcome.COMPLETED;
+                assertThat(byOp.ends.get(ops.get(i))).as("round %d, op %d, %s won: %s", round, i,
+                        i % 2 == 0 ? "cancel" : "forceComplete", won[i])
+                        .containsExactly(won[i] ? byCall : WaitOutcome.CLOSED);
+                if (won[i]) {
+                    callsWon++;
+                } else {
+                    closesWon++;
+                }
+            }
+        }
+        System.out.println("CloseOutcomeTest: the racing call won " + callsWon + " times, the close " + closesWon);
+    }
+
+    @Test
+    void close_racingExpiriesAndChecksOnAnotherThread_eachWaitEndsClosedExactlyWhenTheCloseSettledIt()
+            throws Exception {
+        int closed = 0;
+        int other = 0;
+        for (int round = 0; round < 200; round++) {
+            ByOperation byOp = new ByOperation();
+            ManualTimer own = new ManualTimer();
+            DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("race-" + round)
+                    .timer(own).observer(byOp).closePolicy(ClosePolicy.CANCEL).build();
+            List<HookOp> ops = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                HookOp op = new HookOp(1 + i / 2);
+                byOp.submitting = op;
+                p.tryCompleteElseWatch(op, List.of("k" + i));
+                op.completable = i % 2 == 1; // completed by the actor's check, if it comes before the close
+                ops.add(op);
+            }
+            CountDownLatch go = new CountDownLatch(1);
+            Thread actor = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                for (int i = 0; i < ops.size(); i += 2) {
+                    own.advanceClock(1); // expires the next even operation (and earlier ones)
+                    p.checkAndComplete("k" + (i + 1)); // completes the odd one
+                }
+            }, "actor");
+            actor.start();
+            go.countDown();
+            p.close();
+            actor.join(30_000);
+            assertThat(actor.isAlive()).isFalse();
+
+            for (int i = 0; i < ops.size(); i++) {
+                HookOp op = ops.get(i);
+                WaitOutcome expected = switch (op.outcome()) {
+                    case EXPIRED -> WaitOutcome.EXPIRED;
+                    case COMPLETED -> WaitOutcome.COMPLETED;
+                    case CANCELLED -> WaitOutcome.CLOSED; // only the close cancels
+                };
+                assertThat(byOp.ends.get(op)).as("round %d, op %d, %s", round, i, op.outcome())
+                        .containsExactly(expected);
+                if (expected == WaitOutcome.CLOSED) {
+                    closed++;
+                } else {
+                    other++;
+                }
+            }
+            own.close();
+        }
+        System.out.println("CloseOutcomeTest: the close settled " + closed + " waits, expiries and checks " + other);
     }
 }
