@@ -330,4 +330,45 @@ class CloseOutcomeTest {
         }
         System.out.println("CloseOutcomeTest: the close settled " + closed + " waits, expiries and checks " + other);
     }
+
+    @Test
+    void keyedWaitsClose_racingEventsAndCancelsOnAnotherThread_eachWaitEndsAsTheCallThatWonSays() throws Exception {
+        for (int round = 0; round < 200; round++) {
+            WaitObserverTest.Recording recording = new WaitObserverTest.Recording();
+            KeyedWaits<String, String> waits = KeyedWaits.builder("race-" + round).timer(timer).observer(recording)
+                    .lateEvents(Duration.ofSeconds(10), 100).build();
+            List<CompletableFuture<String>> futures = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                futures.add(waits.await("k" + i, Duration.ofSeconds(5)));
+            }
+            boolean[] won = new boolean[futures.size()];
+            CountDownLatch go = new CountDownLatch(1);
+            Thread actor = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                for (int i = 0; i < futures.size(); i++) {
+                    won[i] = i % 2 == 0 ? waits.complete("k" + i, "v") == 1 : futures.get(i).cancel(false);
+                }
+            }, "actor");
+            actor.start();
+            go.countDown();
+            waits.close();
+            actor.join(30_000);
+            assertThat(actor.isAlive()).isFalse();
+
+            Map<Integer, String> endOf = new java.util.HashMap<>();
+            for (int j = 0; j < recording.ends.size(); j++) {
+                endOf.put(recording.endedHandles.get(j), recording.ends.get(j));
+            }
+            for (int i = 0; i < futures.size(); i++) {
+                String byCall = i % 2 == 0 ? "COMPLETED" : "CANCELLED";
+                assertThat(endOf.get(i)).as("round %d, wait %d, %s won: %s", round, i,
+                        i % 2 == 0 ? "the event" : "the cancel", won[i]).isEqualTo(won[i] ? byCall : "CLOSED");
+            }
+            assertThat(recording.endedHandles).hasSize(futures.size());
+        }
+    }
 }
