@@ -75,27 +75,31 @@ final class EventRetention<V> {
         Event<V> replacedUnused = null;
         Event<V> evictedUnused = null;
         boolean kept = false;
-        synchronized (this) {
-            if (closed) {
-                event.cancel();
-            } else {
-                kept = true;
-                Event<V> previous = events.remove(key);
-                if (previous != null) {
-                    replacedUnused = leave(previous);
-                }
-                if (event.ended) { // its window ended before it was put (X6)
-                    event.left = true;
-                } else {
-                    events.put(key, event);
-                    if (events.size() > maxEntries) {
-                        Iterator<Event<V>> oldest = events.values().iterator();
-                        Event<V> dropped = oldest.next();
-                        oldest.remove();
-                        evicted.increment();
-                        evictedUnused = leave(dropped);
+        try {
+            synchronized (this) {
+                if (!closed) {
+                    Event<V> previous = events.remove(key);
+                    if (previous != null) {
+                        replacedUnused = leave(previous);
                     }
+                    if (event.ended) { // its window ended before it was put (X6)
+                        event.left = true;
+                    } else {
+                        events.put(key, event);
+                        if (events.size() > maxEntries) {
+                            Iterator<Event<V>> oldest = events.values().iterator();
+                            Event<V> dropped = oldest.next();
+                            oldest.remove();
+                            evicted.increment();
+                            evictedUnused = leave(dropped);
+                        }
+                    }
+                    kept = true;
                 }
+            }
+        } finally {
+            if (!kept) { // closed, or the key's hashCode or equals threw: off the timer (X1)
+                event.cancel();
             }
         }
         handOut(replacedUnused);

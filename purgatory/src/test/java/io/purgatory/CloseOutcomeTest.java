@@ -14,7 +14,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -189,8 +188,6 @@ class CloseOutcomeTest {
                 .containsExactlyInAnyOrder("CLOSED", "CLOSED", "FAILED:failed", "CANCELLED");
     }
 
-    @Disabled("fails: a submission to an open purgatory whose timer was closed under it is settled by the close"
-            + " policy with BY_CLOSE, so its wait ends CLOSED although no close of its purgatory settled it")
     @Test
     void submission_timerClosedUnderAnOpenPurgatory_itsWaitDoesNotEndClosed() {
         DelayedOperationPurgatory<HookOp> p = purgatory("open", ClosePolicy.EXPIRE);

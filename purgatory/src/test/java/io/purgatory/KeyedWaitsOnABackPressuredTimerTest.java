@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,8 +22,6 @@ class KeyedWaitsOnABackPressuredTimerTest {
     private static final long BOUND_SECONDS = 60;
     private static final long JOIN_SECONDS = 10;
 
-    @Disabled("fails: EventRetention.retain calls timer.add under the retention's monitor; a back-pressured add"
-            + " waits holding it, and the timer's executor, expiring another event, blocks on it for the whole bound")
     @Test
     void complete_waitingForBackPressure_doesNotBlockTheTimersThreadExpiringAnotherEvent() throws Exception {
         ManualClock clock = new ManualClock();

@@ -27,8 +27,9 @@ final class BackPressure {
      *      real time when the driver or the executor stalls, and read 0 once they keep up.
      * (G2) A wait ends when the lag is down to half the bound, or after the bound itself, or on
      *      an interrupt (left set) or a close, whichever comes first; it never happens on the
-     *      driving thread or a thread running this timer's hand-off, whose progress is what it
-     *      would wait for. So a stuck executor slows adds down to one per bound, never stops them.
+     *      driver's thread (also between its advances: a reaper's own work) or a thread running
+     *      this timer's hand-off, whose progress is what it would wait for. So a stuck executor
+     *      slows adds down to one per bound, never stops them.
      */
 
     private static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
@@ -60,7 +61,7 @@ final class BackPressure {
 
     /** Called by an add before it schedules: waits while the lag is above the bound (G2). */
     void beforeAdd() {
-        if (lagMs() <= boundMs || engine.isDrivingThread() || RUNNING.get() == this) {
+        if (lagMs() <= boundMs || engine.isDriverThread() || RUNNING.get() == this) {
             return;
         }
         long start = System.nanoTime();

@@ -55,6 +55,8 @@ final class TimerEngine {
 
     /** Held by whichever thread drives the wheel. */
     private final ReentrantLock driverLock = new ReentrantLock();
+    /** The thread that last took driverLock to advance. */
+    private volatile Thread lastDriver;
 
     private final String name;
     private final Clock clock;
@@ -206,6 +208,10 @@ final class TimerEngine {
             throw new IllegalStateException("timer '" + name + "' is closed");
         }
         driverLock.lockInterruptibly();
+        Thread current = Thread.currentThread();
+        if (lastDriver != current) {
+            lastDriver = current;
+        }
         try {
             long startNanos = System.nanoTime(); // (E10)
             for (;;) {
@@ -426,6 +432,14 @@ final class TimerEngine {
     /** True iff the calling thread drives this engine now (a task running on the driving thread). */
     boolean isDrivingThread() {
         return driverLock.isHeldByCurrentThread();
+    }
+
+    /**
+     * True iff the calling thread drives this engine now, or was the last to drive it: a reaper
+     * between two advances, whose own work comes before the next one.
+     */
+    boolean isDriverThread() {
+        return driverLock.isHeldByCurrentThread() || lastDriver == Thread.currentThread();
     }
 
     /** Parks the driver for up to {@code nanos}, unless work arrived or the engine closed (E5). */

@@ -9,7 +9,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,8 +53,6 @@ class BackPressureCallerRunsTest {
         }
     }
 
-    @Disabled("fails: a hand-off run on the thread of another hand-off of the same timer (caller-runs) clears"
-            + " BackPressure.RUNNING in its finally, so the outer task's next add waits for its own progress")
     @Test
     void add_fromATaskAfterItsZeroDelayAddRanOnTheSameThread_neverWaits() throws Exception {
         SystemTimer[] timer = {null};
@@ -130,8 +127,6 @@ class BackPressureCallerRunsTest {
         runHandedOff();
     }
 
-    @Disabled("fails: a hand-off run on its caller resets BackPressure.oldestWaitingDueMs to its own due time,"
-            + " so lagMs() reads 0 while an older run still waits in the executor")
     @Test
     void lagMs_aNewerHandOffRanOnItsCallerWhileAnOlderOneWaits_stillCountsTheOlderOne() throws Exception {
         SystemTimer timer = timer(Duration.ofMillis(200)); // a failure bound for the add below

@@ -7,7 +7,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,8 +17,6 @@ import org.junit.jupiter.api.Test;
  */
 class BackPressureDriverThreadTest {
 
-    @Disabled("fails: BackPressure exempts the driving thread only while it holds the driver lock (inside"
-            + " advanceClock); a reaper's afterEachAdvance action that adds waits for the lag it should reduce")
     @Test
     void add_fromTheReapersActionAfterEachAdvance_neverWaits() throws Exception {
         ManualClock clock = new ManualClock();

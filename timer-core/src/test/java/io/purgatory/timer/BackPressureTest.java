@@ -165,7 +165,7 @@ class BackPressureTest {
         SystemTimer timer = timer(BOUND);
         timer.add(new CountingTask(5));
         clock.advanceMillis(5 + 2 * BOUND.toMillis());
-        timer.advanceClock(0);
+        advanceOnAnotherThread(timer); // this thread adds; the driver's never waits
         CountingTask late = new CountingTask(1);
 
         Thread.currentThread().interrupt();
@@ -185,7 +185,7 @@ class BackPressureTest {
         SystemTimer timer = timer(Duration.ofMillis(1));
         timer.add(new CountingTask(5));
         clock.advanceMillis(1_000);
-        timer.advanceClock(0); // the run is never executed: the lag stays
+        advanceOnAnotherThread(timer); // the run is never executed: the lag stays
 
         for (int i = 0; i < 3; i++) {
             timer.add(new CountingTask(1)); // each returns after its bounded wait
@@ -244,5 +244,21 @@ class BackPressureTest {
         assertThat(timer.lagMs()).isEqualTo(100_000 - 5);
         assertThat(timer.backPressureWaits()).isZero();
         assertThat(timer.backPressureWaited()).isZero();
+    }
+
+    /** Advances {@code timer} once on a thread of its own, the driver's: this thread, which adds, never drove it. */
+    private static void advanceOnAnotherThread(SystemTimer timer) throws InterruptedException {
+        Throwable[] failed = {null};
+        Thread driver = new Thread(() -> {
+            try {
+                timer.advanceClock(0);
+            } catch (Throwable t) {
+                failed[0] = t;
+            }
+        }, "driver");
+        driver.start();
+        driver.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(driver.isAlive()).as("the driver returned").isFalse();
+        assertThat(failed[0]).isNull();
     }
 }
