@@ -172,10 +172,16 @@ public final class KeyedWaits<K, V> implements Purgatory {
         return handOver(key, value, position, new PositionedOffer(position));
     }
 
-    /** Fails every wait on {@code key} with {@code error}; returns how many. Errors are not retained. */
+    /**
+     * Fails every wait on {@code key} with {@code error}; returns how many. Errors are not
+     * retained. After {@link #close()}, does nothing and returns 0.
+     */
     public int completeExceptionally(K key, Throwable error) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(error, "error");
+        if (engine.isClosed()) {
+            return 0;
+        }
         return engine.visit(key, Visit.ALL, 0L, error, fail); // every wait, positioned or not
     }
 

@@ -41,27 +41,41 @@ final class RecentEnds {
         this.timer = timer;
     }
 
-    /** A wait on {@code key} timed out or was cancelled now: remember it for the window (X4). */
-    synchronized void ended(Object key) {
-        if (closed) {
-            return;
-        }
+    /**
+     * A wait on {@code key} timed out or was cancelled now: remember it for the window (X4). The
+     * window's end is scheduled before the monitor is taken, as the early events' (X6).
+     */
+    void ended(Object key) {
         End end = new End(this, key, windowMs);
-        End previous = ends.remove(key);
-        if (previous != null) {
-            previous.cancel();
-        }
         try {
             timer.add(end);
         } catch (IllegalStateException timerClosed) {
             return; // the timer could never end its window: remember nothing
         }
-        ends.put(key, end);
-        if (ends.size() > maxKeys) {
-            Iterator<End> oldest = ends.values().iterator();
-            oldest.next().cancel();
-            oldest.remove();
-            forgotten.increment();
+        boolean kept = false;
+        try {
+            synchronized (this) {
+                if (!closed) {
+                    End previous = ends.remove(key);
+                    if (previous != null) {
+                        previous.cancel();
+                    }
+                    if (!end.ended) { // else its window ended before it was put (X6)
+                        ends.put(key, end);
+                        if (ends.size() > maxKeys) {
+                            Iterator<End> oldest = ends.values().iterator();
+                            oldest.next().cancel();
+                            oldest.remove();
+                            forgotten.increment();
+                        }
+                    }
+                    kept = true;
+                }
+            }
+        } finally {
+            if (!kept) { // closed, or the key's hashCode or equals threw: off the timer (X4)
+                end.cancel();
+            }
         }
     }
 
@@ -94,6 +108,7 @@ final class RecentEnds {
     }
 
     private synchronized void expire(End end) {
+        end.ended = true; // (X6)
         ends.remove(end.key, end);
     }
 
@@ -101,6 +116,8 @@ final class RecentEnds {
     private static final class End extends TimerTask {
         private final RecentEnds owner;
         private final Object key;
+        /** Its window ended: the timer ran it (X6). Guarded by its owner's monitor. */
+        private boolean ended;
 
         End(RecentEnds owner, Object key, long windowMs) {
             super(windowMs);

@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import io.purgatory.timer.Timer;
 import java.util.List;
 
 /**
@@ -8,7 +9,13 @@ import java.util.List;
  *
  * @param purgatory the name of the purgatory (or keyed waits) the wait is submitted to
  * @param keys      the keys it waits on, in the order given
- * @param timeoutMs its timeout, in ms (by the timer's delay rule)
+ * @param timeoutMs its timeout, in ms, by the timer's delay rule: 0 for a delay of zero or less
+ *                  (due now), at most {@link Timer#MAX_DELAY_MS} (never)
  */
 public record WaitStart(String purgatory, List<Object> keys, long timeoutMs) {
+
+    /** Takes {@code timeoutMs} by the timer's delay rule. */
+    public WaitStart {
+        timeoutMs = Math.max(0L, Math.min(timeoutMs, Timer.MAX_DELAY_MS));
+    }
 }

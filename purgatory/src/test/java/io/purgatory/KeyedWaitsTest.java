@@ -537,4 +537,15 @@ class KeyedWaitsTest {
         wait.cancel(false);
         assertThatThrownBy(dependent::join).hasCauseInstanceOf(CancellationException.class);
     }
+
+    @Test
+    void completeExceptionally_afterClose_doesNothingAndReturnsZeroAsComplete() {
+        CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
+        waits.close();
+        assertThat(wait).isCompletedExceptionally();
+
+        assertThat(waits.completeExceptionally("o1", new IllegalStateException("late"))).isZero();
+        assertThat(waits.complete("o1", new Order("o1", "PAID"))).isZero();
+        assertThat(waits.stats().callbackErrors()).isZero();
+    }
 }

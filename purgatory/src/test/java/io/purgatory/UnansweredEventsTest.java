@@ -424,4 +424,17 @@ class UnansweredEventsTest {
         assertThat(told).containsExactly("payments:o1=PAID:UNANSWERED");
         assertThat(readings().eventsUnanswered()).isOne();
     }
+
+    @Test
+    void lateEvent_endsWindowEndedBeforeItWasPut_isNotRememberedAndTheEventIsUnanswered() {
+        waits = KeyedWaits.builder("payments").timer(new AtOnceTimer()).unansweredEvents(recording)
+                .lateEvents(Duration.ofSeconds(30), 10).build();
+        CompletableFuture<String> expired = waits.await("o1", Duration.ofSeconds(5)); // expires inside the add
+
+        assertThat(expired).isCompletedExceptionally();
+        assertThat(waits.complete("o1", "PAID")).isZero();
+
+        assertThat(told).as("(X6) the end's window ended inside the add: not remembered")
+                .containsExactly("payments:o1=PAID:UNANSWERED");
+    }
 }

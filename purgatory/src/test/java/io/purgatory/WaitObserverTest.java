@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -226,5 +227,16 @@ class WaitObserverTest {
             assertThat(log.events()).hasSize(2);
             p.engine().checkInvariants();
         }
+    }
+
+    @Test
+    void waitStart_timeoutsOutsideTheTimersDelayRule_areTakenByIt() {
+        DelayedOperationPurgatory<MockOperation> p = purgatory(ClosePolicy.EXPIRE);
+        p.tryCompleteElseWatch(new MockOperation(-5), List.of("due-now"));
+        p.tryCompleteElseWatch(new MockOperation(Long.MAX_VALUE), List.of("never"));
+        p.close();
+
+        assertThat(observer.starts).extracting(WaitStart::timeoutMs).containsExactly(0L, Timer.MAX_DELAY_MS);
+        assertThat(new WaitStart("x", List.of("k"), Long.MIN_VALUE).timeoutMs()).isZero();
     }
 }
