@@ -45,8 +45,9 @@ class ModuleDescriptorTest {
                 .map(Requires::name).collect(Collectors.toSet())).isEqualTo(Set.of("io.purgatory", "micrometer.core",
                         "micrometer.observation", "micrometer.commons", "micrometer.tracing"));
         assertThat(module.requires().stream().filter(r -> r.modifiers().contains(Requires.Modifier.STATIC))
-                .map(Requires::name)).as("Micrometer Tracing optional: WaitTracingHandler's alone")
-                .containsExactly("micrometer.tracing");
+                .map(Requires::name)).as("optional: Micrometer Tracing (WaitTracingHandler's alone) and the @GuardedBy"
+                        + " annotations, read at compile time only").containsExactlyInAnyOrder("micrometer.tracing",
+                        "com.google.errorprone.annotations");
 
         Configuration graph = ModuleLayer.boot().configuration().resolve(finder, ModuleFinder.of(), Set.of(NAME));
         assertThat(graph.findModule(NAME).orElseThrow().reads()).extracting(ResolvedModule::name)
