@@ -3,6 +3,7 @@ package io.purgatory.bench;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,12 +38,15 @@ final class AckWorkload extends Workload {
     static final String TITLE = "1 acks";
     static final Metric RATE = new Metric(TITLE, "completions/s", Bar.atLeastTimesKafka(2));
     static final Metric CPU = new Metric(TITLE, "CPU ns/completion", Bar.atMostFractionOfKafka(0.5));
+    static final Metric THREAD_CPU = new Metric(TITLE, "CPU ns/completion (producer and acker threads)");
+    static final Metric TRIES = new Metric(TITLE, "tries/completion");
+    static final Metric ALLOCATED = new Metric(TITLE, "bytes allocated/completion (all Java threads)");
     private static final long TIMEOUT_MS = 30_000;
     private static final long FULL_WINDOW_PARK_NANOS = 20_000;
     private static final int SLICES = 10;
 
     AckWorkload() {
-        super("acks", TITLE, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR));
+        super("acks", TITLE, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR, Impl.PROTO));
     }
 
     @Override
@@ -51,6 +55,7 @@ final class AckWorkload extends Workload {
         AtomicLongArray offsets = new AtomicLongArray(keys.length);
         int window = sizes.acksInFlight();
         LongAdder completed = new LongAdder();
+        LongAdder tries = new LongAdder();
         AtomicLong submitted = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
         try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, "acks-" + impl.id())) {
@@ -69,7 +74,7 @@ final class AckWorkload extends Workload {
                     int a = random.nextInt(keys.length);
                     int b = distinct(random, keys.length, a, a);
                     int c = distinct(random, keys.length, a, b);
-                    AckBody body = new AckBody(offsets, completed,
+                    AckBody body = new AckBody(offsets, completed, tries,
                             a, offsets.get(a) + 1, b, offsets.get(b) + 1, c, offsets.get(c) + 1);
                     purgatory.tryCompleteElseWatch(purgatory.newOperation(body, TIMEOUT_MS),
                             List.of(keys[a], keys[b], keys[c]));
@@ -85,7 +90,10 @@ final class AckWorkload extends Workload {
             });
             Threads.sleepMillis(sizes.acksMillis() / 5); // ramp-up: fill the in-flight window
             long c0 = completed.sum();
+            long tries0 = tries.sum();
+            Map<Long, Long> allocated0 = Probe.allocatedBytesByThread();
             long cpu0 = Probe.processCpuNanos();
+            long threadCpu0 = Probe.threadCpuNanos(producer, acker);
             long t0 = System.nanoTime();
             StringBuilder perSlice = new StringBuilder();
             long before = c0;
@@ -100,38 +108,42 @@ final class AckWorkload extends Workload {
             }
             long c1 = completed.sum();
             long cpu1 = Probe.processCpuNanos();
+            long threadCpu1 = Probe.threadCpuNanos(producer, acker);
             long t1 = System.nanoTime();
+            long tries1 = tries.sum();
+            long allocated = Probe.allocatedBetween(allocated0, Probe.allocatedBytesByThread());
             stop.set(true);
             Threads.joinAll(producer, acker);
             long n = c1 - c0;
             recorder.record(RATE, n * 1e9 / (t1 - t0));
             recorder.record(CPU, n == 0 ? Double.NaN : (double) (cpu1 - cpu0) / n);
+            recorder.record(THREAD_CPU, n == 0 ? Double.NaN : (double) (threadCpu1 - threadCpu0) / n);
+            recorder.record(TRIES, n == 0 ? Double.NaN : (double) (tries1 - tries0) / n);
+            recorder.record(ALLOCATED, n == 0 ? Double.NaN : (double) allocated / n);
             log.printf("    %s: %,d completions in %d ms, %d in flight at the end; M/s per tenth:%s%n", impl.id(), n,
                     (t1 - t0) / 1_000_000, submitted.get() - completed.sum(), perSlice);
         }
     }
 
     /**
-     * Then a note on the floor (FloorPurgatory), which has no column: its rate against Kafka's and ours,
-     * paired by round.
+     * Then a note on each yardstick, which has no column: the floor (FloorPurgatory) and the
+     * prototype (ProtoPurgatory), each metric's median and its ratios to Kafka's and ours, paired by round.
      */
     @Override
     void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
         super.runAll(sizes, options, results, log);
-        double floor = results.medians(RATE).getOrDefault(Impl.FLOOR, Double.NaN);
-        if (Double.isNaN(floor)) {
-            return;
+        List<Metric> metrics = List.of(RATE, CPU, THREAD_CPU, TRIES, ALLOCATED);
+        if (results.medians(RATE).containsKey(Impl.FLOOR)) {
+            results.note("Workload 1's " + Impl.FLOOR.label() + ", see FloorPurgatory: "
+                    + results.describe(Impl.FLOOR, metrics, List.of(Impl.KAFKA, Impl.OURS))
+                    + ". A yardstick, not a bound: what one simple design does without a timer, gauges or"
+                    + " removal on settle.");
         }
-        StringBuilder note = new StringBuilder("Workload 1's ").append(Impl.FLOOR.label())
-                .append(", see FloorPurgatory: ").append(Results.format(floor)).append(" completions/s");
-        for (Impl other : List.of(Impl.KAFKA, Impl.OURS)) {
-            double ratio = results.ratio(RATE, Impl.FLOOR, other);
-            if (!Double.isNaN(ratio)) {
-                note.append(String.format(Locale.ROOT, "; %.2fx %s", ratio, other == Impl.OURS ? "ours" : "Kafka"));
-            }
+        if (results.medians(RATE).containsKey(Impl.PROTO)) {
+            results.note("Workload 1's " + Impl.PROTO.label() + ", see ProtoPurgatory: "
+                    + results.describe(Impl.PROTO, metrics, List.of(Impl.KAFKA, Impl.OURS, Impl.FLOOR))
+                    + ". What a timer and eager removal cost at best.");
         }
-        results.note(note.append(" (median of the per-round ratios). A yardstick, not a bound: what one"
-                + " simple design does without a timer, gauges or removal on settle.").toString());
     }
 
     private static int distinct(SplittableRandom random, int n, int x, int y) {
@@ -146,6 +158,9 @@ final class AckWorkload extends Workload {
     private static final class AckBody implements OpBody {
         private final AtomicLongArray offsets;
         private final LongAdder completed;
+        private final LongAdder triesCompleted;
+        /** Tries of this operation; racy where an implementation lets two threads try it at once. */
+        private int tries;
         private final int k0;
         private final int k1;
         private final int k2;
@@ -153,10 +168,11 @@ final class AckWorkload extends Workload {
         private final long r1;
         private final long r2;
 
-        AckBody(AtomicLongArray offsets, LongAdder completed,
+        AckBody(AtomicLongArray offsets, LongAdder completed, LongAdder triesCompleted,
                 int k0, long r0, int k1, long r1, int k2, long r2) {
             this.offsets = offsets;
             this.completed = completed;
+            this.triesCompleted = triesCompleted;
             this.k0 = k0;
             this.k1 = k1;
             this.k2 = k2;
@@ -167,11 +183,13 @@ final class AckWorkload extends Workload {
 
         @Override
         public boolean canComplete() {
+            tries++;
             return offsets.get(k0) >= r0 && offsets.get(k1) >= r1 && offsets.get(k2) >= r2;
         }
 
         @Override
         public void completed() {
+            triesCompleted.add(tries); // counted at completion: an operation's tries after it are not
             completed.increment();
         }
     }

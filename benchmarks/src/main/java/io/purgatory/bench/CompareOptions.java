@@ -17,7 +17,7 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
 
     static final String USAGE = "compare [--quick] [--rounds N]"
             + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold]"
-            + " [--impls ours,kafka,netty,jdk,floor]";
+            + " [--impls ours,kafka,netty,jdk,floor,proto]";
 
     public CompareOptions {
         if (rounds < 1) {
