@@ -45,9 +45,11 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
      *      thread in a try, a callback or an expiry). A close that stopped part way (a
      *      StackOverflowError from the caller's own deep stack) leaves `swept` clear, and the
      *      next close sweeps again: settles are idempotent.
-     * (N6) With an observer, a submitted operation's owner is an ObservedOwner holding the
-     *      observer's handle: started under the submission's claim, ended once by the settle's
-     *      booking, or by the undo of a failed submission. Without one, nothing is allocated.
+     * (N6) With an observer, a wait it gives a handle has an ObservedOwner for its owner, holding
+     *      the handle: started on the submitting thread under the claim, before anything is
+     *      linked, ended once by the settle's booking, or by the undo of a failed submission.
+     *      Without an observer, nothing is allocated; for a wait it leaves unobserved, only its
+     *      WaitStart.
      */
 
     private static final WatcherList.Visitor CHECK = (op, ignored) -> OperationState.check(op);
@@ -169,16 +171,15 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     /** The submission once its slot is taken: the claim, the four steps, and the undo if they fail (N1, N2). */
     private boolean submitAdmitted(DelayedOperation op, Object key, Object[] keys, long[] positions,
                                    InProgress progress) {
-        ObservedOwner observed = observer == null ? null : new ObservedOwner(this, observer);
         try {
-            OperationState.claimForSubmission(op, observed == null ? this : observed, progress);
+            OperationState.claimForSubmission(op, this, progress);
         } catch (RuntimeException | Error misuse) { // submitted or settled by another thread since the check
             admission.free();
             throw misuse;
         }
-        if (observed != null) { // (N6): on the submitting thread, under the claim, before the first try
-            observed.start(new WaitStart(name, key != null ? List.of(key) : List.of(keys), op.delayMs()));
-        }
+        ObservedOwner observed = observer == null ? null // (N6): under the claim, before the first try
+                : ObservedOwner.start(this, observer, op,
+                        new WaitStart(name, key != null ? List.of(key) : List.of(keys), op.delayMs()));
         boolean completed;
         try {
             completed = submitClaimed(op, key, keys, positions, progress);
@@ -213,7 +214,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             watch(op, key != null ? key : keys[i], i, n == 1, positions);
         }
         if (closed.get()) { // raced close(), whose sweep may have missed it (N3)
-            OperationState.settle(op, closeOutcome);
+            OperationState.settleForClose(op, closeOutcome);
             return false;
         }
         long now = metrics.isBound() ? metrics.now() : UserCode.NO_TIME;
@@ -226,7 +227,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             try {
                 timer.add(op);
             } catch (IllegalStateException timerClosed) { // it can never expire now: settle as close would
-                OperationState.settle(op, closeOutcome);
+                OperationState.settleForClose(op, closeOutcome);
             }
         }
         return false;
@@ -323,7 +324,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     /** How a wait of word {@code state} settled with {@code outcome} ended, for an observer (N6). */
     WaitOutcome waitOutcome(Outcome outcome, long state) {
-        if (outcome == closeOutcome && closed.get()) {
+        if (OperationState.wasSettledByClose(state)) { // (O9)
             return WaitOutcome.CLOSED;
         }
         return switch (outcome) {
@@ -356,8 +357,8 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         return name;
     }
 
-    @Override
-    public boolean isClosed() {
+    /** True once the purgatory began to close. */
+    boolean isClosed() {
         return closed.get();
     }
 

@@ -7,14 +7,16 @@ import io.purgatory.timer.TimerTask;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 
 /**
  * The early events of {@link KeyedWaits}: the last value handed over for each key, kept for a
  * window so that a wait registered just after its event still gets it. At most
  * {@code maxEntries} keys are kept; beyond, the oldest event is dropped (counted). Each event
- * leaves when its window ends, by an entry on the waits' own timer.
+ * leaves when its window ends, by an entry on the waits' own timer; one that leaves having
+ * answered no wait is handed to the {@code unused} sink once. O(1) per event; thread-safe.
  */
-final class EventRetention<V> implements EventReadings {
+final class EventRetention<V> {
 
     /*
      * Implementation notes.
@@ -27,11 +29,20 @@ final class EventRetention<V> implements EventReadings {
      *      submission tries the retention after it is watched (its second try): a wait registered
      *      while an event is handed over is answered by one or the other, so no event is lost
      *      inside its window.
+     * (X3) An event is unused when it has left the map (window ended, replaced, evicted), no
+     *      thread holds it, and it was never accounted for (it answered a wait when handed over
+     *      or from the retention, or was told late on arrival). Whoever holds it (the caller of
+     *      complete, from retain to release; a submission's try, from hold to release) may still
+     *      see it answer a wait, so the verdict waits for the last holder: the holders, the
+     *      flags and the verdict change together under this monitor, and the one change that
+     *      makes an event unused hands it out, exactly once, to the sink, called after the
+     *      monitor is released. An event dropped by close() is never handed out.
      */
 
     private final long windowMs;
     private final int maxEntries;
     private final Timer timer;
+    private final BiConsumer<Object, Object> unused;
     @GuardedBy("this")
     private final LinkedHashMap<Object, Event<V>> events = new LinkedHashMap<>();
     private final LongAdder evicted = new LongAdder();
@@ -39,39 +50,66 @@ final class EventRetention<V> implements EventReadings {
     @GuardedBy("this")
     private boolean closed;
 
-    EventRetention(long windowMs, int maxEntries, Timer timer) {
+    /** Retention for {@code windowMs}, at most {@code maxEntries} keys; {@code unused} gets each unused event (X3). */
+    EventRetention(long windowMs, int maxEntries, Timer timer, BiConsumer<Object, Object> unused) {
         this.windowMs = windowMs;
         this.maxEntries = maxEntries;
         this.timer = timer;
+        this.unused = unused;
     }
 
-    /** Keeps {@code value}, at {@code position}, as {@code key}'s last event for the window (X1, X2). */
-    synchronized void retain(Object key, V value, long position) {
-        if (closed) {
-            return;
-        }
+    /**
+     * Keeps {@code value}, at {@code position}, as {@code key}'s last event for the window (X1,
+     * X2). Returns the event, held by the caller until it calls {@link #release} (X3), or null if
+     * it was not kept (closed).
+     */
+    Event<V> retain(Object key, V value, long position) {
         Event<V> event = new Event<>(this, key, value, position, windowMs);
-        Event<V> previous = events.remove(key);
-        if (previous != null) {
-            previous.cancel();
+        Event<V> replacedUnused = null;
+        Event<V> evictedUnused = null;
+        boolean kept = false;
+        synchronized (this) {
+            if (!closed) {
+                Event<V> previous = events.remove(key);
+                if (previous != null) {
+                    replacedUnused = leave(previous);
+                }
+                kept = schedule(event);
+                if (kept) {
+                    events.put(key, event);
+                    if (events.size() > maxEntries) {
+                        Iterator<Event<V>> oldest = events.values().iterator();
+                        Event<V> dropped = oldest.next();
+                        oldest.remove();
+                        evicted.increment();
+                        evictedUnused = leave(dropped);
+                    }
+                }
+            }
         }
-        try {
-            timer.add(event);
-        } catch (IllegalStateException timerClosed) {
-            return; // the timer could never end its window: keep nothing
-        }
-        events.put(key, event);
-        if (events.size() > maxEntries) {
-            Iterator<Event<V>> oldest = events.values().iterator();
-            oldest.next().cancel();
-            oldest.remove();
-            evicted.increment();
-        }
+        handOut(replacedUnused);
+        handOut(evictedUnused);
+        return kept ? event : null;
     }
 
-    /** {@code key}'s retained event, or null. */
-    synchronized Event<V> lastEvent(Object key) {
-        return events.get(key);
+    /** {@code key}'s retained event, held by the caller until it calls {@link #release} (X3); or null. */
+    synchronized Event<V> hold(Object key) {
+        Event<V> event = events.get(key);
+        if (event != null) {
+            event.holders++;
+        }
+        return event;
+    }
+
+    /** The caller no longer holds {@code event}; {@code accounted} if it answered a wait or was told late (X3). */
+    void release(Event<V> event, boolean accounted) {
+        Event<V> now;
+        synchronized (this) {
+            event.holders--;
+            event.accounted |= accounted;
+            now = unusedNow(event);
+        }
+        handOut(now);
     }
 
     /** A wait was answered at registration by a retained event. */
@@ -79,7 +117,7 @@ final class EventRetention<V> implements EventReadings {
         hits.increment();
     }
 
-    /** Drops every event and stops retaining (X1). */
+    /** Drops every event and stops retaining (X1); none is handed out (X3). */
     synchronized void close() {
         closed = true;
         for (Event<V> event : events.values()) {
@@ -97,31 +135,76 @@ final class EventRetention<V> implements EventReadings {
         return events.size();
     }
 
-    @Override
-    public long retained() {
-        return size();
-    }
-
-    @Override
-    public long hits() {
+    long hits() {
         return hits.sum();
     }
 
-    @Override
-    public long evicted() {
+    long evicted() {
         return evicted.sum();
     }
 
-    private synchronized void expire(Event<V> event) {
-        events.remove(event.key, event);
+    /** The timer ended {@code event}'s window. */
+    private void expire(Event<V> event) {
+        Event<V> now;
+        synchronized (this) {
+            if (!events.remove(event.key, event)) {
+                return; // it left already (replaced, evicted, closed): that change gave the verdict
+            }
+            event.left = true;
+            now = unusedNow(event);
+        }
+        handOut(now);
     }
 
-    /** A retained event, and its expiry on the timer. */
+    @GuardedBy("this")
+    private boolean schedule(Event<V> event) {
+        try {
+            timer.add(event);
+            return true;
+        } catch (IllegalStateException timerClosed) {
+            return false; // the timer could never end its window: keep nothing
+        }
+    }
+
+    /** {@code event}, just taken out of the map, leaves its window; returns it if that makes it unused (X3). */
+    @GuardedBy("this")
+    private Event<V> leave(Event<V> event) {
+        event.cancel();
+        event.left = true;
+        return unusedNow(event);
+    }
+
+    /** {@code event} if it is unused and not handed out yet, marking it handed out (X3); else null. */
+    @GuardedBy("this")
+    private Event<V> unusedNow(Event<V> event) {
+        if (closed || !event.left || event.holders > 0 || event.accounted) {
+            return null;
+        }
+        event.accounted = true; // handed out once
+        return event;
+    }
+
+    private void handOut(Event<V> event) {
+        if (event != null) {
+            unused.accept(event.key, event.value);
+        }
+    }
+
+    /**
+     * A retained event, and its expiry on the timer. Its holders and flags are guarded by its
+     * retention's monitor (X3).
+     */
     static final class Event<V> extends TimerTask {
         private final EventRetention<V> retention;
         private final Object key;
         private final V value;
         private final long position;
+        /** Threads that hold it (X3): the caller of complete until its visit is done, submissions trying it. */
+        private int holders;
+        /** Out of the map: its window ended, or it was replaced or evicted. */
+        private boolean left;
+        /** It answered a wait, was told late, or was handed out as unused: never handed out (again). */
+        private boolean accounted;
 
         Event(EventRetention<V> retention, Object key, V value, long position, long windowMs) {
             super(windowMs);
@@ -129,6 +212,7 @@ final class EventRetention<V> implements EventReadings {
             this.key = key;
             this.value = value;
             this.position = position;
+            this.holders = 1; // its creator's, the caller of complete (X3)
         }
 
         V value() {

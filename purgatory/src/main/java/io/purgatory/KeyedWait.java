@@ -37,6 +37,12 @@ final class KeyedWait<V> extends DelayedOperation {
      *      A wait answered at its submission (an early event) gets its future completed by the
      *      submission itself too, so the future is done when await returns, even inside another
      *      wait's callback, where its own callbacks run only after that callback returns (Q1).
+     * (V4) A wait that times out or is cancelled, other than by its waits' close, records the end
+     *      on each of its keys (RecentEnds) in its callback, before it answers its future: so an
+     *      event handed over once the caller can see the timeout or the cancel finds the end, and
+     *      is told late, not unanswered (KeyedEvents' X5).
+     * (V5) A retained event a try reads is held from the read until the offer's verdict, and
+     *      released as accounted iff it answered the wait (EventRetention's X3).
      */
 
     /** The position of an event that carries none: it answers no positioned wait. */
@@ -57,9 +63,11 @@ final class KeyedWait<V> extends DelayedOperation {
 
     /** Where early events are kept; null if the waits retain none. */
     private final EventRetention<V> retention;
-    /** The one key, for early events; null if the wait is on several keys or the waits retain no events. */
+    /** Where the waits remember the ends that tell a late event; null if they tell none. */
+    private final RecentEnds ends;
+    /** The one key, for early events and ends; null if the wait is on several keys or the waits need neither. */
     private final Object key;
-    /** The keys of a wait on several, for early events; null otherwise. */
+    /** The keys of a wait on several, for early events and ends; null otherwise. */
     private final Object[] keys;
     private final Predicate<? super V> accept;
     private final Object fallback;
@@ -68,12 +76,18 @@ final class KeyedWait<V> extends DelayedOperation {
     private final WaitFuture<V> future = new WaitFuture<>(this);
     private volatile Object answer = NONE;
 
-    KeyedWait(long timeoutMs, EventRetention<V> retention, Object key, Object[] keys, Predicate<? super V> accept,
-              Object fallback, long atLeast) {
+    /**
+     * A wait on {@code key}, or on {@code keys} if the key is null; {@code retention} and
+     * {@code ends} may be null (the waits then keep no key of it).
+     */
+    KeyedWait(long timeoutMs, EventRetention<V> retention, RecentEnds ends, Object key, Object[] keys,
+              Predicate<? super V> accept, Object fallback, long atLeast) {
         super(timeoutMs);
         this.retention = retention;
-        this.key = key;
-        this.keys = keys;
+        this.ends = ends;
+        boolean keepsKeys = retention != null || ends != null;
+        this.key = keepsKeys ? key : null;
+        this.keys = keepsKeys ? keys : null;
         this.accept = accept;
         this.fallback = fallback;
         this.atLeast = atLeast;
@@ -152,17 +166,31 @@ final class KeyedWait<V> extends DelayedOperation {
     }
 
     private boolean offerRetained(Object k) {
-        EventRetention.Event<V> event = retention.lastEvent(k);
-        if (event != null && offer(event.value(), event.position())) {
-            retention.hit();
-            return true;
+        EventRetention.Event<V> event = retention.hold(k);
+        if (event == null) {
+            return false;
         }
-        return false;
+        boolean answered = false;
+        try {
+            answered = offer(event.value(), event.position());
+        } finally {
+            retention.release(event, answered); // (V5)
+        }
+        if (answered) {
+            retention.hit();
+        }
+        return answered;
     }
 
     @Override
     protected void onComplete() {
-        answerFuture();
+        try {
+            if (outcome() == Outcome.EXPIRED) {
+                rememberEnd(); // (V4)
+            }
+        } finally {
+            answerFuture();
+        }
     }
 
     @Override
@@ -172,7 +200,25 @@ final class KeyedWait<V> extends DelayedOperation {
 
     @Override
     protected void onCancel() {
-        answerFuture();
+        try {
+            rememberEnd(); // (V4)
+        } finally {
+            answerFuture();
+        }
+    }
+
+    /** The wait timed out or was cancelled: its keys remember the end, unless its waits' close ended it (V4, O9). */
+    private void rememberEnd() {
+        if (ends == null || OperationState.wasSettledByClose(state)) {
+            return;
+        }
+        if (keys == null) {
+            ends.ended(key);
+        } else {
+            for (Object k : keys) {
+                ends.ended(k);
+            }
+        }
     }
 
     @Override
@@ -221,7 +267,7 @@ final class KeyedWait<V> extends DelayedOperation {
     private WaitTimeoutException timedOut() {
         Owner o = OperationState.ownerOf(this);
         String name = o == null ? "?" : o.name();
-        if (o != null && o.isClosed()) {
+        if (OperationState.wasSettledByClose(state)) { // (O9)
             return new WaitTimeoutException("keyed waits '" + name + "' closed before an event answered the wait",
                     true);
         }

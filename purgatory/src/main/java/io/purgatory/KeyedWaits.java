@@ -47,6 +47,12 @@ import java.util.function.Predicate;
  * predicate accepts it. This closes the race in which the event beats the wait. Without retention,
  * an event answers only the waits registered when it arrives.
  *
+ * <p><b>Events that found no one</b> are counted, never by key, and told to a listener of yours
+ * if you give one ({@link KeyedWaitsBuilder#unansweredEvents}): an event is <em>late</em> if it
+ * answered no wait and a wait on its key timed out or was cancelled within the window of
+ * {@link KeyedWaitsBuilder#lateEvents} before it; else <em>unanswered</em> if it answered no wait
+ * (with early events: none registered within its window either, told when it leaves the window).
+ *
  * <p><b>Threads.</b> Thread-safe. A future completes on the thread that settles its wait: the
  * caller of {@code complete}, {@code completeExceptionally} or {@code close}, the caller of
  * {@code await} when an early event answers it at once (the future is then done when
@@ -64,20 +70,32 @@ import java.util.function.Predicate;
 public final class KeyedWaits<K, V> implements Purgatory {
 
     private final Engine engine;
+    private final KeyedEvents<V> events;
+    /** The early events ({@code events.retention()}), or null. */
     private final EventRetention<V> retention;
+    /** The recent ends of waits that tell a late event ({@code events.ends()}), or null. */
+    private final RecentEnds ends;
     private final WatcherList.Visitor offer = (op, value) -> offer(op, value, KeyedWait.NO_POSITION);
     private final WatcherList.Visitor fail = KeyedWaits::fail;
 
-    /** Waits with {@code settings}, retaining early events for {@code retainWindowMs} if positive. */
-    KeyedWaits(EngineSettings settings, long retainWindowMs, int retainMaxEntries) {
+    /**
+     * Waits with {@code settings}, retaining early events for {@code retainWindowMs} if positive,
+     * telling late events within {@code lateWindowMs} if positive, and the unanswered ones to
+     * {@code listener} if not null.
+     */
+    KeyedWaits(EngineSettings settings, long retainWindowMs, int retainMaxEntries, long lateWindowMs, int lateMaxKeys,
+               UnansweredEventListener listener) {
         if (settings.closePolicy == ClosePolicy.COMPLETE) {
             throw new IllegalArgumentException("closePolicy COMPLETE has no value to complete a keyed wait with:"
                     + " use EXPIRE (the timeout's answer) or CANCEL");
         }
-        this.engine = new Engine(settings, this::dropRetained);
+        this.engine = new Engine(settings, this::dropEvents);
         Timer timer = engine.timer();
-        this.retention = retainWindowMs > 0 ? new EventRetention<>(retainWindowMs, retainMaxEntries, timer) : null;
-        engine.bindAtBuild(settings.metrics, retention);
+        this.events = new KeyedEvents<>(settings.name, timer, retainWindowMs, retainMaxEntries, lateWindowMs,
+                lateMaxKeys, listener);
+        this.retention = events.retention();
+        this.ends = events.ends();
+        engine.bindAtBuild(settings.metrics, events);
     }
 
     /**
@@ -132,10 +150,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
         if (engine.isClosed()) {
             return 0;
         }
-        if (retention != null) {
-            retention.retain(key, value, KeyedWait.NO_POSITION); // before the waits are visited (X2)
-        }
-        return engine.visit(key, Visit.REACHED, KeyedWait.NO_POSITION, value, offer);
+        return handOver(key, value, KeyedWait.NO_POSITION, offer);
     }
 
     /**
@@ -154,10 +169,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
         if (engine.isClosed()) {
             return 0;
         }
-        if (retention != null) {
-            retention.retain(key, value, position); // before the waits are visited (X2)
-        }
-        return engine.visit(key, Visit.REACHED, position, value, new PositionedOffer(position));
+        return handOver(key, value, position, new PositionedOffer(position));
     }
 
     /** Fails every wait on {@code key} with {@code error}; returns how many. Errors are not retained. */
@@ -184,14 +196,15 @@ public final class KeyedWaits<K, V> implements Purgatory {
     }
 
     /**
-     * Binds the metrics of the waits with {@code factory}: the purgatory's and, with
-     * {@code retainEvents}, the retention's (see {@link MetricsSource#retainsEvents()}).
+     * Binds the metrics of the waits with {@code factory}: the purgatory's, the events that found
+     * no wait ({@link MetricsSource#eventsUnanswered()}, {@link MetricsSource#eventsLate()}) and,
+     * with {@code retainEvents}, the retention's (see {@link MetricsSource#retainsEvents()}).
      *
      * @throws IllegalStateException if metrics are already bound, or the waits are closed
      */
     @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
-        engine.bindMetrics(factory, retention);
+        engine.bindMetrics(factory, events);
     }
 
     /** Whether metrics are bound (and the waits not yet closed). */
@@ -254,19 +267,37 @@ public final class KeyedWaits<K, V> implements Purgatory {
         return retention;
     }
 
-    /** The engine's close, after its sweep: the early events go too. */
-    private void dropRetained() {
-        if (retention != null) {
-            retention.close();
+    /** The events side: early events, recent ends, events that found no wait (tests). */
+    KeyedEvents<V> events() {
+        return events;
+    }
+
+    /** The engine's close, after its sweep: the early events and the recent ends go too. */
+    private void dropEvents() {
+        events.close();
+    }
+
+    /**
+     * Retains the event (before the waits are visited, X2), hands it to the waits on {@code key}
+     * with {@code visitor}, and tells it if it found none (X5).
+     */
+    private int handOver(Object key, V value, long position, WatcherList.Visitor visitor) {
+        EventRetention.Event<V> kept = events.arriving(key, value, position);
+        int answered;
+        try {
+            answered = engine.visit(key, Visit.REACHED, position, value, visitor);
+        } catch (RuntimeException | Error visitFailed) { // the key's hashCode or equals threw
+            events.notHandedOver(kept);
+            throw visitFailed;
         }
+        events.handedOver(key, value, answered, kept);
+        return answered;
     }
 
     private CompletableFuture<V> submit(Object key, Object[] keys, Duration timeout, Predicate<? super V> until,
                                         Object fallback, long atLeast) {
         long timeoutMs = Durations.toMillis(timeout, "timeout");
-        boolean retains = retention != null;
-        KeyedWait<V> wait = new KeyedWait<>(timeoutMs, retains ? retention : null, retains ? key : null,
-                retains ? keys : null, until, fallback, atLeast);
+        KeyedWait<V> wait = new KeyedWait<>(timeoutMs, retention, ends, key, keys, until, fallback, atLeast);
         if (atLeast != KeyedWait.NO_POSITION) {
             engine.submitAt(wait, key, atLeast);
         } else if (key != null) {

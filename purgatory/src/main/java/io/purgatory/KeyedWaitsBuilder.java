@@ -4,17 +4,22 @@ import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Builds {@link KeyedWaits}: {@code KeyedWaits<OrderId, Payment> waits = KeyedWaits.builder("payments")
  * .retainEvents(Duration.ofSeconds(30), 100_000).build();}. Defaults are those of
  * {@link PurgatoryBuilder} (its own timer and reaper), except the close policy, which may be
- * {@code EXPIRE} (default) or {@code CANCEL}; no early events. Not thread-safe.
+ * {@code EXPIRE} (default) or {@code CANCEL}; no early events, no late events, no listener of the
+ * events that found no wait. Not thread-safe.
  */
 public final class KeyedWaitsBuilder {
     private final EngineSettings settings;
     private long retainWindowMs;
     private int retainMaxEntries;
+    private long lateWindowMs;
+    private int lateMaxKeys;
+    private UnansweredEventListener unansweredListener;
 
     KeyedWaitsBuilder(String name) {
         this.settings = new EngineSettings(name);
@@ -36,6 +41,40 @@ public final class KeyedWaitsBuilder {
         }
         this.retainWindowMs = windowMs;
         this.retainMaxEntries = maxEntries;
+        return this;
+    }
+
+    /**
+     * Tells an event <em>late</em> when it answers no wait and a wait on its key timed out or was
+     * cancelled within {@code window} before it (counted as {@code purgatory.events.late} and told
+     * to the {@link #unansweredEvents listener}), rather than unanswered. Remembers the keys of at
+     * most {@code maxKeys} such ends, the oldest forgotten first; each is forgotten when its
+     * window ends. Memory: one entry (the key and a timer entry) per key remembered. Default: no
+     * event is late.
+     *
+     * @throws IllegalArgumentException if {@code window} is not positive or {@code maxKeys} is below 1
+     */
+    public KeyedWaitsBuilder lateEvents(Duration window, int maxKeys) {
+        long windowMs = Durations.toMillis(window, "window");
+        if (windowMs <= 0) {
+            throw new IllegalArgumentException("window must be positive: " + window);
+        }
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be >= 1: " + maxKeys);
+        }
+        this.lateWindowMs = windowMs;
+        this.lateMaxKeys = maxKeys;
+        return this;
+    }
+
+    /**
+     * Tells {@code listener} of each event that found no wait, late or unanswered (see
+     * {@link UnansweredEventListener.Kind}): to route it to a log or a dead-letter topic. They are
+     * counted whether or not a listener is given. Whatever the listener throws is logged and
+     * changes nothing: {@code complete} still returns normally.
+     */
+    public KeyedWaitsBuilder unansweredEvents(UnansweredEventListener listener) {
+        this.unansweredListener = Objects.requireNonNull(listener, "listener");
         return this;
     }
 
@@ -126,6 +165,7 @@ public final class KeyedWaitsBuilder {
     // and a W left to its bound (var) is the point: waits that take no key or value.
     @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
     public <W extends KeyedWaits<?, ?>> W build() {
-        return (W) new KeyedWaits<>(settings, retainWindowMs, retainMaxEntries);
+        return (W) new KeyedWaits<>(settings, retainWindowMs, retainMaxEntries, lateWindowMs, lateMaxKeys,
+                unansweredListener);
     }
 }

@@ -87,6 +87,14 @@ public final class MetricsSource {
 
     /** Whether this is a {@link KeyedWaits} that retains early events: the three reads below are then live. */
     public boolean retainsEvents() {
+        return events != null && events.retains();
+    }
+
+    /**
+     * Whether this is a {@link KeyedWaits}, whose events are counted: {@link #eventsUnanswered()}
+     * and {@link #eventsLate()} are then live.
+     */
+    public boolean countsEvents() {
         return events != null;
     }
 
@@ -103,5 +111,23 @@ public final class MetricsSource {
     /** Retained events dropped before their window ended, for capacity; 0 without retention. */
     public long eventsEvicted() {
         return events == null ? 0 : events.evicted();
+    }
+
+    /**
+     * Events of a {@link KeyedWaits} that answered no wait and were not late: none waited when
+     * they arrived, nor, if retained as early events, within their window (counted when they left
+     * it). 0 for other purgatories.
+     */
+    public long eventsUnanswered() {
+        return events == null ? 0 : events.unanswered();
+    }
+
+    /**
+     * Events of a {@link KeyedWaits} that answered no wait and arrived after a wait on their key
+     * timed out or was cancelled, within the window of {@link KeyedWaitsBuilder#lateEvents}. 0 for
+     * other purgatories, and without that window.
+     */
+    public long eventsLate() {
+        return events == null ? 0 : events.late();
     }
 }

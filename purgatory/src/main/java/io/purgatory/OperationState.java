@@ -50,6 +50,9 @@ final class OperationState {
      *      callbacks have run. If a claim was held at its CAS, the CAS also sets COUNTED, and the
      *      holder ends the count once it has finished the settle, so a close that waits for the
      *      owner's expiries in flight also waits for that one.
+     * (O9) A settle by its purgatory's close sets BY_CLOSE in the same CAS as the outcome, so the
+     *      wait's end is CLOSED exactly when the close settled it: an expiry, a cancel or an
+     *      event that wins against a close keeps its own outcome, even with the policy's.
      */
 
     static final long OUTCOME = 3L;
@@ -61,9 +64,11 @@ final class OperationState {
     static final long SELF_RETRY = 1L << 7;
     /** An expiry handed to a claim's holder to finish: its owner counts it in flight until then (O8). */
     static final long COUNTED = 1L << 8;
+    /** Settled by its purgatory's close: its sweep, or a submission that found the purgatory closing (O9). */
+    static final long BY_CLOSE = 1L << 9;
     /** Tries of an operation in one check that its own thread asks for (O4). */
     static final int MAX_TRIES_PER_CHECK = 3;
-    private static final int TIME_SHIFT = 9;
+    private static final int TIME_SHIFT = 10;
     private static final long TIME_MASK = -1L >>> TIME_SHIFT;
     private static final long NANOS_PER_MICRO = 1_000L;
     private static final long CLAIM_BITS = TRYING | RETRY | SELF_RETRY;
@@ -76,7 +81,9 @@ final class OperationState {
         /** Submitted operations only (a sweep of close or cancelForKey: not one being undone, N2). */
         SUBMITTED_ONLY,
         /** Submitted only, and its callbacks run before the settle returns, even inside a callback (close, N4). */
-        SUBMITTED_NOW
+        SUBMITTED_NOW,
+        /** As ANY, by a submission that found its purgatory closing (O9). */
+        CLOSING
     }
 
     private static final VarHandle STATE;
@@ -102,6 +109,11 @@ final class OperationState {
 
     static boolean wasWatched(long s) {
         return (s & WATCHED) != 0;
+    }
+
+    /** True iff the settle of word {@code s} was its purgatory's close's (O9). */
+    static boolean wasSettledByClose(long s) {
+        return (s & BY_CLOSE) != 0;
     }
 
     static boolean isSubmitted(long s) {
@@ -136,15 +148,25 @@ final class OperationState {
         return settle(op, outcome, Mode.SUBMITTED_NOW);
     }
 
+    /**
+     * A submission's settle of {@code op}, its claim held, because its purgatory is closing (the
+     * close's sweep may have missed it, or the timer is closed): settled by the close (O9).
+     */
+    static boolean settleForClose(DelayedOperation op, Outcome outcome) {
+        return settle(op, outcome, Mode.CLOSING);
+    }
+
     private static boolean settle(DelayedOperation op, Outcome outcome, Mode mode) {
+        boolean submittedOnly = mode == Mode.SUBMITTED_ONLY || mode == Mode.SUBMITTED_NOW;
+        long bits = (outcome.ordinal() + 1) | (mode == Mode.SUBMITTED_NOW || mode == Mode.CLOSING ? BY_CLOSE : 0);
         for (;;) {
             long s = op.state;
-            if (isSettled(s) || (mode != Mode.ANY && !isSubmitted(s))) {
+            if (isSettled(s) || (submittedOnly && !isSubmitted(s))) {
                 return false;
             }
-            if (STATE.compareAndSet(op, s, s | (outcome.ordinal() + 1))) {
+            if (STATE.compareAndSet(op, s, s | bits)) {
                 if ((s & TRYING) == 0) {
-                    finish(op, outcome, s, mode == Mode.SUBMITTED_NOW);
+                    finish(op, outcome, s | bits, mode == Mode.SUBMITTED_NOW);
                 }
                 return true;
             }
@@ -376,6 +398,11 @@ final class OperationState {
                 return true;
             }
         }
+    }
+
+    /** Makes {@code owner} the owner of {@code op}: its submission holds the claim and has linked nothing yet (O6). */
+    static void reown(DelayedOperation op, Owner owner) {
+        op.home = owner;
     }
 
     /** Forgets the owner of an abandoned operation, unlinked, the claim still held (O6). */

@@ -18,9 +18,6 @@ interface Owner {
     /** The purgatory's name, for messages. */
     String name();
 
-    /** True once the purgatory began to close. */
-    boolean isClosed();
-
     /**
      * Books the settle of {@code op}, submitted here: off every watch list and the timer, its slot
      * freed, counted and timed. Called exactly once per settle, before its callbacks; never throws.

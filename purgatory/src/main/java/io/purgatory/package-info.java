@@ -33,6 +33,8 @@
  *   <li>{@link PurgatoryFullException}: the refusal of a submission beyond {@code maxPending}.
  *   <li>{@link WaitTimeoutException}: how a keyed wait that no event answered ends, at its
  *       timeout or at close.
+ *   <li>{@link UnansweredEventListener}: told of each event of keyed waits that found no wait,
+ *       unanswered or late (given to {@code KeyedWaitsBuilder.unansweredEvents}).
  * </ul>
  *
  * <h2>Observing each wait</h2>

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Kafka's {@code DelayedOperationTest}, made deterministic with a {@link ManualTimer}, and adapted
- * where our semantics are stricter (a settled operation leaves its watch lists at once).
+ * where our semantics are stricter (a settled operation leaves its watch lists at once); and a
+ * ManualTimer advanced again from an onExpiration it runs, which still expires each operation once.
  */
 class DelayedOperationPurgatoryTest {
 
@@ -287,6 +288,34 @@ class DelayedOperationPurgatoryTest {
         cancelled.cancel();
 
         assertThat(purgatory.stats()).isEqualTo(new PurgatoryStats("mock", 1, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0));
+    }
+
+    @Test
+    void manualTimer_onExpirationAdvancesTheTimerAgain_everyOperationExpiresOnceAndOnTime() {
+        ManualTimer timer = new ManualTimer();
+        try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder(
+                "reentrant-advance").timer(timer).build()) {
+            List<MockOperation> ops = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                MockOperation op = new MockOperation(1 + 3L * i) {
+                    @Override
+                    public void onExpiration() {
+                        super.onExpiration();
+                        timer.advanceClock(3); // re-enters the advance that runs it
+                    }
+                };
+                ops.add(op);
+                p.tryCompleteElseWatch(op, List.of("k" + i));
+            }
+
+            timer.advanceClock(2);
+
+            assertThat(ops).allSatisfy(op -> {
+                assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
+                assertThat(op.onExpirationCalls).hasValue(1);
+            });
+            assertThat(timer.size()).isZero();
+        }
     }
 
     private void assertGauges(int numDelayed, int watched, int watchedKeys) {

@@ -79,7 +79,7 @@ class FaultMatrixTest {
     }
 
     @TestFactory
-    Stream<DynamicTest> everyFunctionFailingEveryWayOnEveryPath_leavesTheCoreWholeAndAnswersEveryOperationOnce() {
+    Stream<DynamicTest> userFunctions_failingEveryWayOnEveryPath_leaveTheCoreWholeAndEveryOperationAnsweredOnce() {
         List<DynamicTest> cells = new ArrayList<>();
         for (Path path : Path.values()) {
             for (Function function : functionsOf(path)) {

@@ -31,7 +31,7 @@ class InheritedMethodsTest {
             "onCancel()");
 
     @Test
-    void inheritedMethods_areExactlyTheContract() {
+    void delayedOperation_inheritedMethods_areExactlyTheContract() {
         assertThat(inheritedMethods().stream().map(InheritedMethodsTest::signature).toList())
                 .as("a new inherited method must be added to this test's expectations")
                 .containsExactlyInAnyOrder("cancel()", "clone()", "delayMs()", "equals(Object)", "finalize()",

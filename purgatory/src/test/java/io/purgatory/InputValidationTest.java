@@ -3,6 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Bad input fails fast, names the argument, and leaves nothing behind. */
 class InputValidationTest {
@@ -232,6 +235,26 @@ class InputValidationTest {
         assertThat(purgatory.numDelayed()).as("nothing pending after close").isZero();
         assertThat(op.callbacks()).isEmpty();
         assertThat(op.isCompleted()).isFalse();
+    }
+
+    @ParameterizedTest(name = "{0}, timer {1}")
+    @CsvSource({"EXPIRE,true", "COMPLETE,true", "CANCEL,true", "EXPIRE,false", "COMPLETE,false", "CANCEL,false"})
+    void tryCompleteElseWatch_onlyKeyThrowsWhileWatched_failsAndCloseLeavesNothingPending(ClosePolicy policy,
+                                                                                            boolean withTimer) {
+        ManualTimer timer = new ManualTimer();
+        PurgatoryBuilder<HookOp> b = DelayedOperationPurgatory.<HookOp>builder("no-key").closePolicy(policy)
+                .reaperEnabled(false);
+        DelayedOperationPurgatory<HookOp> p = withTimer ? b.timer(timer).build() : b.timerEnabled(false).build();
+        HookOp op = new HookOp(100);
+
+        assertThatThrownBy(() -> p.tryCompleteElseWatch(op, List.of(new FlakyHashKey())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watch key at index 0");
+        p.close();
+
+        assertThat(p.numDelayed()).isZero();
+        assertThat(op.callbackCounts()).as("never submitted, never answered").isEqualTo("0,0,0");
+        assertThat(timer.size()).isZero();
+        timer.close();
     }
 
     private void assertNothingWatchedAndStillSubmittable(MockOperation op) {

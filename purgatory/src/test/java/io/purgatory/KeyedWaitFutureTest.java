@@ -1,6 +1,7 @@
 package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -107,5 +109,40 @@ class KeyedWaitFutureTest {
 
         assertThat(future).isCompletedWithValue("v");
         assertThat(waits.stats().watched()).isZero();
+    }
+
+    @Test
+    void waitFuture_completedByCompleteOnTimeoutOrTimeoutADependentStageOrCompleteAsync_endsEachWait()
+            throws Exception {
+        ManualTimer timer = new ManualTimer();
+        try (KeyedWaits<String, String> waits = KeyedWaits.builder("outside-ways").timer(timer).build()) {
+            CompletableFuture<String> onTimeout = waits.await("a", Duration.ofSeconds(10));
+            CompletableFuture<String> orTimeout = waits.await("b", Duration.ofSeconds(10));
+            CompletableFuture<String> fromStage = waits.await("c", Duration.ofSeconds(10));
+            CompletableFuture<String> async = waits.await("d", Duration.ofSeconds(10));
+            CompletableFuture<String> copied = waits.await("e", Duration.ofSeconds(10));
+            CompletableFuture<String> source = new CompletableFuture<>();
+
+            onTimeout.completeOnTimeout("fallback", 1, TimeUnit.MILLISECONDS); // on the JDK's delayer thread
+            orTimeout.orTimeout(1, TimeUnit.MILLISECONDS);
+            CompletableFuture<Void> relay = source.thenAcceptAsync(fromStage::complete); // a dependent, elsewhere
+            source.complete("relayed");
+            async.completeAsync(() -> "supplied");
+            copied.copy().complete("a copy is not the wait");
+            relay.get(30, TimeUnit.SECONDS);
+            for (CompletableFuture<String> f : List.of(onTimeout, orTimeout, async)) {
+                f.handle((v, e) -> v).get(30, TimeUnit.SECONDS);
+            }
+
+            assertThat(onTimeout).isCompletedWithValue("fallback");
+            assertThat(orTimeout).isCompletedExceptionally();
+            assertThat(fromStage).isCompletedWithValue("relayed");
+            assertThat(async).isCompletedWithValue("supplied");
+            assertThat(copied).isNotDone();
+            assertThat(waits.pending()).as("only the wait whose copy was completed is pending").isEqualTo(1);
+            assertThat(waits.stats().cancelled()).as("the four ended from outside, counted cancelled").isEqualTo(4);
+            assertThat(waits.complete("a", "late")).as("an event after the wait ended answers nothing").isZero();
+            assertThatCode(() -> waits.engine().checkInvariants()).doesNotThrowAnyException();
+        }
     }
 }

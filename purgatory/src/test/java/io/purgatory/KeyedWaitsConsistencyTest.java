@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -16,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * The future's answer, the counters and {@code complete}'s count agree, whatever ends a wait
  * first. Deterministic versions of the jcstress races KeyedWaitRaces: a dependent stage of the
  * future runs while the outside completion is in progress and ends the wait another way, which
- * must then find it ended.
+ * must then find it ended; and events, outside completions, cancels, errors and expiries on
+ * separate threads, after which each wait is answered once and counted once.
  */
 class KeyedWaitsConsistencyTest {
 
@@ -114,7 +118,7 @@ class KeyedWaitsConsistencyTest {
     }
 
     @Test
-    void completeFromOutsideThenCancel_theFirstOutsideAnswerStands() {
+    void cancel_afterACompleteFromOutside_theFirstOutsideAnswerStands() {
         CompletableFuture<Integer> wait = waits.await("k", Duration.ofSeconds(30));
 
         assertThat(wait.complete(9)).isTrue();
@@ -126,7 +130,7 @@ class KeyedWaitsConsistencyTest {
     }
 
     @Test
-    void cancelFromADependentOfAnotherWait_theCancelledFutureIsDoneWhenCancelReturns() {
+    void cancel_fromADependentOfAnotherWait_theCancelledFutureIsDoneWhenCancelReturns() {
         CompletableFuture<Integer> first = waits.await("a", Duration.ofSeconds(30));
         CompletableFuture<Integer> second = waits.await("b", Duration.ofSeconds(30));
         AtomicInteger doneAfterCancel = new AtomicInteger(-1);
@@ -140,6 +144,70 @@ class KeyedWaitsConsistencyTest {
         assertThat(doneAfterCancel).as("Future.cancel: isDone once it returns").hasValue(1);
         assertThatThrownBy(second::join).isInstanceOf(CancellationException.class);
         assertCounted(1, 0, 1);
+    }
+
+    @Test
+    void keyedWaits_eventsOutsideCompletionsCancelsErrorsAndExpiriesOnSeparateThreads_answerEachWaitOnceAndCountIt()
+            throws Exception {
+        for (int round = 0; round < 50; round++) {
+            ManualTimer timer = new ManualTimer();
+            KeyedWaits<String, String> waits = KeyedWaits.builder("keyed-race-" + round).timer(timer)
+                    .retainEvents(Duration.ofMillis(5), 100).build();
+            int n = 40;
+            List<CompletableFuture<String>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                futures.add(waits.on("k" + (i % 4)).orElse("fallback").await(Duration.ofMillis(5 + i % 3)));
+            }
+            List<ReliabilitySupport.Work> work = List.of(
+                    () -> {
+                        for (int k = 0; k < 4; k++) {
+                            waits.complete("k" + k, "event");
+                        }
+                    },
+                    () -> {
+                        for (int i = 0; i < n; i += 3) {
+                            futures.get(i).complete("outside");
+                        }
+                    },
+                    () -> {
+                        for (int i = 1; i < n; i += 3) {
+                            futures.get(i).cancel(true);
+                        }
+                    },
+                    () -> timer.advanceClock(6),
+                    () -> waits.completeExceptionally("k1", new IllegalStateException("failed")));
+
+            ReliabilitySupport.runConcurrently("keyed-race", work);
+            timer.advanceClock(100);
+
+            int events = 0;
+            int outside = 0;
+            int cancelled = 0;
+            int fallbacks = 0;
+            int errors = 0;
+            for (CompletableFuture<String> f : futures) {
+                assertThat(f).isDone();
+                try {
+                    switch (f.join()) {
+                        case "event" -> events++;
+                        case "outside" -> outside++;
+                        case "fallback" -> fallbacks++;
+                        default -> throw new AssertionError(f);
+                    }
+                } catch (CancellationException c) {
+                    cancelled++;
+                } catch (CompletionException e) {
+                    errors++;
+                }
+            }
+            PurgatoryStats stats = waits.stats();
+            assertThat(stats.completed() + stats.completedAtOnce()).as("completed: events and errors")
+                    .isEqualTo(events + errors);
+            assertThat(stats.cancelled()).as("cancelled: from outside").isEqualTo(outside + cancelled);
+            assertThat(stats.expired()).as("expired: fallbacks").isEqualTo(fallbacks);
+            assertThat(waits.pending()).isZero();
+            waits.close();
+        }
     }
 
     private void assertCounted(long completed, long expired, long cancelled) {

@@ -37,7 +37,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void anEventAnswersTheWaitWithItsValue() {
+    void complete_keyWithAWait_answersItOnceWithTheValue() {
         CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
         assertThat(wait).isNotDone();
         assertThat(waits.pending()).isEqualTo(1);
@@ -52,7 +52,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void everyWaitOnTheKeyGetsTheEventAndOtherKeysAreUntouched() {
+    void complete_keyWithTwoWaits_answersBothAndLeavesOtherKeysUntouched() {
         CompletableFuture<Order> a = waits.await("o1", Duration.ofSeconds(30));
         CompletableFuture<Order> b = waits.await("o1", Duration.ofSeconds(5));
         CompletableFuture<Order> other = waits.await("o2", Duration.ofSeconds(30));
@@ -66,7 +66,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aPredicateLetsOnlyTheEventsItAcceptsAnswer() {
+    void complete_waitWithAPredicate_isAnsweredOnlyByAnEventItAccepts() {
         CompletableFuture<Order> paid = waits.await("o1", Duration.ofSeconds(30), Order::paid);
         CompletableFuture<Order> any = waits.await("o1", Duration.ofSeconds(30));
 
@@ -82,7 +82,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aWaitOnSeveralKeysTakesTheFirstAcceptedEventOnAnyAndLeavesThemAll() {
+    void awaitAny_severalKeys_takesTheFirstAcceptedEventOnAnyAndLeavesThemAll() {
         CompletableFuture<Order> wait = waits.awaitAny(List.of("o1", "o2", "o3"), Duration.ofSeconds(30),
                 Order::paid);
         assertThat(waits.stats().watched()).isEqualTo(3);
@@ -97,7 +97,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void duplicateKeysAreOneKey() {
+    void onAny_duplicateKeys_watchesOneKey() {
         CompletableFuture<Order> wait = waits.onAny(List.of("o1", "o1")).await(Duration.ofSeconds(30));
         assertThat(waits.stats().watched()).isEqualTo(1);
         assertThat(waits.complete("o1", new Order("o1", "PAID"))).isEqualTo(1);
@@ -105,7 +105,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void atTheTimeoutTheFutureFailsWithATimeoutException() {
+    void await_timeoutReached_failsTheFutureWithATimeoutException() {
         CompletableFuture<Order> wait = waits.await("o1", Duration.ofMillis(500));
         timer.advanceClock(499);
         assertThat(wait).isNotDone();
@@ -123,7 +123,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aFallbackAnswersTheTimeoutInstead() {
+    void orElse_timeoutReached_answersWithTheFallbackInstead() {
         Order unpaid = new Order("o1", "UNPAID");
         CompletableFuture<Order> wait = waits.on("o1").until(Order::paid).orElse(unpaid)
                 .await(Duration.ofMillis(100));
@@ -137,7 +137,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aSubMillisecondTimeoutRoundsUpAndAZeroOneIsDueAtOnce() {
+    void await_subMillisecondOrZeroTimeout_roundsUpOrIsDueAtOnce() {
         CompletableFuture<Order> tiny = waits.await("o1", Duration.ofNanos(1));
         CompletableFuture<Order> zero = waits.await("o1", Duration.ZERO);
         assertThat(tiny).isNotDone();
@@ -148,7 +148,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aForeverTimeoutNeverExpires() {
+    void await_foreverTimeout_neverExpires() {
         CompletableFuture<Order> wait = waits.await("o1", ChronoUnit.FOREVER.getDuration());
         timer.advanceClock(TimeUnit.DAYS.toMillis(365));
         assertThat(wait).isNotDone();
@@ -157,7 +157,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void cancellingTheFutureEndsTheWaitAtOnceCountedAsCancelled() {
+    void cancel_pendingWait_endsItAtOnceCountedAsCancelled() {
         CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
         assertThat(timer.size()).isEqualTo(1);
 
@@ -171,7 +171,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void completingTheFutureFromOutsideEndsTheWaitToo() {
+    void completeFromOutside_valueErrorTimeoutOrObtrude_endsTheWaitToo() {
         CompletableFuture<Order> byValue = waits.await("o1", Duration.ofSeconds(30));
         CompletableFuture<Order> byError = waits.await("o2", Duration.ofSeconds(30));
         CompletableFuture<Order> byOrTimeout = waits.await("o3", Duration.ofSeconds(30));
@@ -188,7 +188,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void completeExceptionallyFailsEveryWaitOnTheKey() {
+    void completeExceptionally_keyWithTwoWaits_failsBoth() {
         CompletableFuture<Order> a = waits.await("o1", Duration.ofSeconds(30), Order::paid);
         CompletableFuture<Order> b = waits.await("o1", Duration.ofSeconds(30));
 
@@ -200,7 +200,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aThrowingPredicateIsNotThisValueAndIsReported() {
+    void complete_predicateThrows_isNotThisValueAndIsReported() {
         CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30), o -> {
             if (o.status().equals("BAD")) {
                 throw new IllegalArgumentException("bad status");
@@ -217,14 +217,14 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aNullValueIsAValue() {
+    void complete_nullValue_answersTheWaitWithNull() {
         CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
         assertThat(waits.complete("o1", null)).isEqualTo(1);
         assertThat(wait).isCompletedWithValue(null);
     }
 
     @Test
-    void aDependentStageThatCompletesAnotherKeyRunsAfterItsOwnCompletion() {
+    void complete_dependentStageCompletesAnotherKey_theNestedAnswerRunsAfterTheStage() {
         CompletableFuture<Order> second = waits.await("o2", Duration.ofSeconds(30));
         CompletableFuture<Order> first = waits.await("o1", Duration.ofSeconds(30));
         List<String> order = new ArrayList<>();
@@ -243,7 +243,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void closeAnswersEveryWaitAsATimeoutByDefault() {
+    void close_defaultPolicy_answersEveryWaitAsATimeout() {
         CompletableFuture<Order> plain = waits.await("o1", Duration.ofSeconds(30));
         CompletableFuture<Order> fallback = waits.on("o2").orElse(new Order("o2", "UNKNOWN"))
                 .await(Duration.ofSeconds(30));
@@ -259,7 +259,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void closeCancelsEveryWaitWithTheCancelPolicy() {
+    void close_cancelPolicy_cancelsEveryWait() {
         KeyedWaits<String, Order> cancelling = KeyedWaits.builder("c").timer(timer)
                 .closePolicy(ClosePolicy.CANCEL).build();
         CompletableFuture<Order> wait = cancelling.await("o1", Duration.ofSeconds(30));
@@ -269,13 +269,13 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void theCompleteClosePolicyIsRefusedForItHasNoValue() {
+    void build_completeClosePolicy_isRefusedForItHasNoValue() {
         assertThatThrownBy(() -> KeyedWaits.builder("c").closePolicy(ClosePolicy.COMPLETE).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("COMPLETE");
     }
 
     @Test
-    void maxPendingRefusesTheWaitBeyondIt() {
+    void await_beyondMaxPending_isRefused() {
         try (KeyedWaits<String, Order> small = KeyedWaits.builder("small").timer(timer).maxPending(1).build()) {
             assertThat(small.await("o1", Duration.ofSeconds(30))).isNotDone();
             assertThatThrownBy(() -> small.await("o2", Duration.ofSeconds(30)))
@@ -285,7 +285,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void badArgumentsAreNamed() {
+    void keyedWaits_badArguments_areNamed() {
         assertThatThrownBy(() -> waits.await(null, Duration.ofSeconds(1))).hasMessage("key");
         assertThatThrownBy(() -> waits.await("o1", null)).hasMessage("timeout");
         assertThatThrownBy(() -> waits.on("o1").until(null)).hasMessage("until");
@@ -300,7 +300,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void waitsOnASharedRuntimeKeepTheirOwnCountersAndClose() {
+    void runtime_twoWaitsOnOneRuntime_keepTheirOwnCountersAndClose() {
         ManualTimer shared = new ManualTimer();
         PurgatoryRuntime runtime = PurgatoryRuntime.builder("shared").timer(shared).build();
         try {
@@ -332,7 +332,7 @@ class KeyedWaitsTest {
     // ---- positions ----
 
     @Test
-    void aWaitAtLeastAPositionIsAnsweredOnlyByAnEventThatReachesIt() {
+    void atLeast_eventsBelowAtAndWithoutAPosition_answeredOnlyByOneThatReachesIt() {
         KeyedWaits<String, Integer> versions = KeyedWaits.builder("config").timer(timer).build();
         try (versions) {
             CompletableFuture<Integer> v7 = versions.on("app").atLeast(7).await(Duration.ofSeconds(30));
@@ -352,7 +352,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aPositionedWaitKeepsItsPredicateAndIsFailedAndCancelledAsAnyOther() {
+    void atLeast_withAPredicateAnErrorOrACancel_behavesAsAnyOtherWait() {
         KeyedWaits<String, Integer> versions = KeyedWaits.builder("config").timer(timer).build();
         try (versions) {
             CompletableFuture<Integer> even = versions.on("app").atLeast(2).until(v -> v % 2 == 0)
@@ -372,7 +372,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aRetainedEventAnswersAPositionedWaitOnlyIfItReachesThePosition() {
+    void atLeast_retainedEvent_answersOnlyIfItReachesThePosition() {
         KeyedWaits<String, Integer> versions = KeyedWaits.builder("config").timer(timer)
                 .retainEvents(Duration.ofSeconds(10), 10).build();
         try (versions) {
@@ -386,7 +386,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void positionsAreForOneKeyAndAboveLongMinValue() {
+    void atLeast_severalKeysOrLongMinValue_isRefused() {
         assertThatThrownBy(() -> waits.onAny(List.of("a", "b")).atLeast(1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one key");
         assertThatThrownBy(() -> waits.on("a").atLeast(Long.MIN_VALUE))
@@ -398,7 +398,7 @@ class KeyedWaitsTest {
     // ---- early events ----
 
     @Test
-    void anEventJustBeforeItsWaitAnswersItWithinTheWindow() {
+    void retainEvents_eventJustBeforeItsWait_answersItWithinTheWindow() {
         try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
             Order paid = new Order("o1", "PAID");
             assertThat(early.complete("o1", paid)).as("no wait yet").isZero();
@@ -415,7 +415,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void nothingIsRetainedAfterTheWindow() {
+    void retainEvents_windowPassed_nothingIsRetained() {
         try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
             early.complete("o1", new Order("o1", "PAID"));
             timer.advanceClock(10_000);
@@ -428,7 +428,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aRetainedEventAnswersOnlyWaitsWhosePredicateAcceptsIt() {
+    void retainEvents_predicateOfTheWait_onlyAnAcceptedRetainedEventAnswersIt() {
         try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
             early.complete("o1", new Order("o1", "CREATED"));
             assertThat(early.await("o1", Duration.ofSeconds(30), Order::paid)).isNotDone();
@@ -441,7 +441,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aNewerEventRestartsItsKeysWindow() {
+    void retainEvents_newerEventOnTheKey_restartsItsWindow() {
         try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
             early.complete("o1", new Order("o1", "CREATED"));
             timer.advanceClock(6_000);
@@ -455,7 +455,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void isWait_trueOnlyForTheFuturesAwaitReturns() {
+    void isWait_anyFuture_trueOnlyForTheFuturesAwaitReturns() {
         try (KeyedWaits<String, Order> waits = KeyedWaits.builder("is-wait").timer(timer).build()) {
             CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
             CompletableFuture<Order> fallback = waits.on("o1").orElse(null).await(Duration.ofSeconds(30));
@@ -469,7 +469,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void retentionIsBoundedTheOldestEventGoesFirstAndIsCounted() {
+    void retainEvents_beyondMaxEntries_evictsTheOldestAndCountsIt() {
         RecordingMetrics metrics = new RecordingMetrics();
         try (KeyedWaits<String, Order> early = KeyedWaits.builder("bounded").timer(timer)
                 .retainEvents(Duration.ofSeconds(10), 2).metrics(metrics).build()) {
@@ -493,7 +493,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void closeDropsTheRetainedEvents() {
+    void close_retainedEvents_dropsThem() {
         KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100);
         early.complete("o1", new Order("o1", "PAID"));
         early.close();
@@ -502,7 +502,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aWaitOnSeveralKeysIsAnsweredByAnEventRetainedForAnyOfThem() {
+    void awaitAny_eventRetainedForOneOfItsKeys_isAnsweredByIt() {
         try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
             early.complete("o2", new Order("o2", "PAID"));
             assertThat(early.awaitAny(List.of("o1", "o2"), Duration.ofSeconds(30), Order::paid))
@@ -511,7 +511,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void errorsAreNotRetained() {
+    void retainEvents_completeExceptionally_retainsNothing() {
         try (KeyedWaits<String, Order> early = retaining(Duration.ofSeconds(10), 100)) {
             early.completeExceptionally("o1", new IllegalStateException("x"));
             assertThat(early.retainedEvents()).isZero();
@@ -531,7 +531,7 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void aCancelledFutureIsCancelledForItsDependents() {
+    void cancel_waitWithADependentStage_theDependentIsCancelledToo() {
         CompletableFuture<Order> wait = waits.await("o1", Duration.ofSeconds(30));
         CompletableFuture<String> dependent = wait.thenApply(Order::status);
         wait.cancel(false);

@@ -30,7 +30,7 @@ class KeyedWaitsTypingTest {
     Path dir;
 
     @Test
-    void theWitnessFreeFormsCompile() throws Exception {
+    void keyedWaits_commonFormsWithoutATypeWitness_compile() throws Exception {
         List<String> errors = compile("""
                 import io.purgatory.KeyedWaits;
                 import java.time.Duration;
@@ -91,7 +91,7 @@ class KeyedWaitsTypingTest {
     }
 
     @Test
-    void aLongEventForAnIntegerKeyDoesNotCompile() throws Exception {
+    void complete_longKeyForIntegerKeys_doesNotCompile() throws Exception {
         List<String> errors = compile("""
                 import io.purgatory.KeyedWaits;
                 class User {
@@ -104,7 +104,7 @@ class KeyedWaitsTypingTest {
     }
 
     @Test
-    void aValueOfTheWrongTypeDoesNotCompile() throws Exception {
+    void await_futureOfTheWrongValueType_doesNotCompile() throws Exception {
         List<String> errors = compile("""
                 import io.purgatory.KeyedWaits;
                 import java.time.Duration;

@@ -14,7 +14,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** close(): idempotent, prompt, settles everything by its policy; threads are daemons named after the purgatory. */
+/**
+ * close(): idempotent, prompt, settles everything by its policy, also while submissions, checks
+ * and cancels race it, with the counters adding up; threads are daemons named after the purgatory.
+ */
 class LifecycleTest {
 
     private final ManualTimer timer = new ManualTimer();
@@ -283,6 +286,56 @@ class LifecycleTest {
             assertThat(p.stats().purges()).isGreaterThanOrEqualTo(1);
             assertThat(p.engine().emptyKeyLists()).isZero();
             p.engine().checkInvariants();
+        }
+    }
+
+    @Test
+    void close_racingSubmissionsChecksAndCancels_answersEveryAcceptedOperationOnceAndTheCountersAddUp()
+            throws Exception {
+        for (int round = 0; round < 20; round++) {
+            DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder(
+                    "close-race-" + round).build();
+            List<List<MockOperation>> accepted = new ArrayList<>();
+            List<ReliabilitySupport.Work> work = new ArrayList<>();
+            for (int t = 0; t < 3; t++) {
+                List<MockOperation> mine = new ArrayList<>();
+                accepted.add(mine);
+                String own = "t" + t;
+                work.add(() -> {
+                    for (int i = 0; i < 300; i++) {
+                        MockOperation op = new MockOperation(i % 5);
+                        try {
+                            p.tryCompleteElseWatch(op, List.of("k" + (i % 7), own));
+                            mine.add(op);
+                        } catch (IllegalStateException closed) {
+                            assertThat(p.isClosed()).isTrue();
+                        }
+                        if (i % 3 == 0) {
+                            p.checkAndComplete("k" + (i % 7));
+                        }
+                        if (i % 11 == 0) {
+                            op.cancel();
+                        }
+                    }
+                });
+            }
+            work.add(p::close);
+
+            ReliabilitySupport.runConcurrently("close-race", work);
+
+            int total = 0;
+            for (List<MockOperation> mine : accepted) {
+                for (MockOperation op : mine) {
+                    total++;
+                    assertThat(op.isCompleted()).isTrue();
+                    assertThat(op.onCompleteCalls.get() + op.onCancelCalls.get()).as("answered once").isEqualTo(1);
+                    assertThat(op.onExpirationCalls.get()).isEqualTo(op.outcome() == Outcome.EXPIRED ? 1 : 0);
+                }
+            }
+            PurgatoryStats stats = p.stats();
+            assertThat(stats.completed() + stats.completedAtOnce() + stats.expired() + stats.cancelled())
+                    .as("settles counted").isEqualTo(total);
+            assertThat(stats.pending()).isZero();
         }
     }
 

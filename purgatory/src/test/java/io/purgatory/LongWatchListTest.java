@@ -8,14 +8,17 @@ import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Long watch lists (Watchers K1, K2, K7) with gaps made in every order: against a model under
- * every order of settling (watch order, reverse, random, the oldest surviving), and through the
+ * Watch lists (Watchers K1, K2, K7) with gaps made in every order: against a model under every
+ * order of settling (watch order, reverse, random, the oldest surviving), and through the
  * purgatory while a check holds a copy, a try throws, a cascade runs, or the application keeps a
- * settled operation. Written for issue 13 item 2, which tried other list structures against these.
+ * settled operation. A check tries exactly the operations on its key's list when it began (K6),
+ * whatever its tries watch or cancel on that key meanwhile, or other threads do.
  */
 class LongWatchListTest {
 
@@ -289,5 +292,131 @@ class LongWatchListTest {
         assertThat(purgatory.checkAndComplete("hot")).isEqualTo(pending.size());
 
         assertThat(purgatory.watched()).isZero();
+    }
+
+    @Test
+    void checkAndComplete_tryWatchesMoreOperationsOnTheSameKey_triesOnlyThoseWatchedBeforeItBegan() {
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("bounded-check")
+                .timerEnabled(false).reaperEnabled(false).build();
+        List<HookOp> added = new ArrayList<>();
+        HookOp spawner = new HookOp(100);
+        p.tryCompleteElseWatch(spawner, List.of("k"));
+        spawner.tryHook = () -> {
+            for (int i = 0; i < 3; i++) {
+                HookOp more = new HookOp(100);
+                added.add(more);
+                p.tryCompleteElseWatch(more, List.of("k"));
+            }
+        };
+
+        p.checkAndComplete("k");
+        p.checkAndComplete("k");
+
+        assertThat(added).as("each check tried the spawner once").hasSize(6);
+        assertThat(added.subList(0, 3)).allSatisfy(op -> assertThat(op.tries).as("2 of its submission, 1 check")
+                .hasValue(3));
+        assertThat(added.subList(3, 6)).allSatisfy(op -> assertThat(op.tries).as("watched during the second check")
+                .hasValue(2));
+        p.close();
+    }
+
+    @Test
+    void checkAndComplete_lastOperationOfItsListCancelledDuringTheCheck_operationsWatchedLaterAreNotTried() {
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("moving-tail")
+                .timerEnabled(false).reaperEnabled(false).build();
+        HookOp first = new HookOp(100);
+        HookOp middle = new HookOp(100);
+        HookOp last = new HookOp(100);
+        List<HookOp> later = new ArrayList<>();
+        for (HookOp op : List.of(first, middle, last)) {
+            p.tryCompleteElseWatch(op, List.of("k"));
+        }
+        first.tryHook = () -> {
+            first.tryHook = () -> { };
+            last.cancel(); // the list's last operation when the check began leaves it
+            for (int i = 0; i < 2; i++) {
+                HookOp op = new HookOp(100);
+                later.add(op);
+                p.tryCompleteElseWatch(op, List.of("k"));
+            }
+        };
+
+        p.checkAndComplete("k");
+
+        assertThat(later).allSatisfy(op -> assertThat(op.tries).as("only its submission's two tries").hasValue(2));
+        assertThat(middle.tries).hasValue(3);
+        p.close();
+    }
+
+    @Test
+    void checkAndComplete_watchesAndCancelsRacingOnAKey_eachCheckTriesAtMostWhatTheListHeld() throws Exception {
+        DelayedOperationPurgatory<Counted> p = DelayedOperationPurgatory.<Counted>builder("racing-check")
+                .timerEnabled(false).reaperEnabled(false).build();
+        int maxOnKey = 17;
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong maxTriesPerCheck = new AtomicLong();
+        ReliabilitySupport.runConcurrently("racing-check", List.of(
+                () -> {
+                    List<Counted> live = new ArrayList<>();
+                    for (int i = 0; i < 200_000; i++) {
+                        if (live.size() == maxOnKey) {
+                            live.remove(0).cancel();
+                        }
+                        Counted op = new Counted();
+                        p.tryCompleteElseWatch(op, List.of("hot"));
+                        live.add(op);
+                    }
+                    stop.set(true);
+                },
+                () -> {
+                    while (!stop.get()) {
+                        Counted.triesOnThisThread.set(0);
+                        p.checkAndComplete("hot");
+                        maxTriesPerCheck.accumulateAndGet(Counted.triesOnThisThread.get(), Math::max);
+                    }
+                }));
+
+        assertThat(maxTriesPerCheck.get()).as("tries by one check").isLessThanOrEqualTo(maxOnKey);
+        p.close();
+    }
+
+    /** Counts the tries made on the current thread. */
+    static final class Counted extends DelayedOperation {
+        static final ThreadLocalCounter triesOnThisThread = new ThreadLocalCounter();
+
+        Counted() {
+            super(60_000);
+        }
+
+        @Override
+        protected boolean tryComplete() {
+            triesOnThisThread.increment();
+            return false;
+        }
+
+        @Override
+        protected void onComplete() {
+        }
+
+        @Override
+        protected void onExpiration() {
+        }
+    }
+
+    /** A per-thread counter. */
+    static final class ThreadLocalCounter {
+        private final ThreadLocal<long[]> value = ThreadLocal.withInitial(() -> new long[1]);
+
+        void increment() {
+            value.get()[0]++;
+        }
+
+        void set(long v) {
+            value.get()[0] = v;
+        }
+
+        long get() {
+            return value.get()[0];
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
@@ -11,12 +12,13 @@ import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * A close() called when the caller's stack is nearly exhausted (deep user recursion that calls
- * into the library), so that the StackOverflowError is thrown by the library's own frames: the
- * test calls it at every one of the deepest few hundred stack depths, so that some call overflows
- * at every frame it goes through. Before, a close that overflowed after its mark left the rest of
- * its sweep undone and a second close() returned at once; now the next close sweeps again (Engine
- * N5). (A settle that overflows in its booking is the limit docs/reliability.md states.)
+ * Calls made when the caller's stack is nearly exhausted (deep user recursion that calls into the
+ * library), so that the StackOverflowError is thrown by the library's own frames: each test calls
+ * at every one of the deepest few hundred stack depths, so that some call overflows at every frame
+ * it goes through. A close that overflows part way is resumed by the next close, which settles
+ * every operation (Engine N5); a submission that overflows leaves nothing behind, and the
+ * operation can be submitted again. (A settle that overflows in its booking is the limit
+ * docs/reliability.md states.)
  */
 class NearlyExhaustedStackTest {
 
@@ -126,5 +128,65 @@ class NearlyExhaustedStackTest {
             // Not asserted: the counts of an operation whose booking an overflow cut (the limit
             // docs/reliability.md states); every operation is settled, so none waits for ever.
         });
+    }
+
+    @Test
+    void tryCompleteElseWatch_atEveryDepthNearTheEndOfTheStack_anOverflowingSubmissionLeavesNothingBehind()
+            throws Exception {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = new Thread(null, () -> {
+            try {
+                submitAtEveryDepth();
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "small-stack", 512 * 1024);
+        t.start();
+        t.join(TimeUnit.SECONDS.toMillis(60));
+        assertThat(t.isAlive()).isFalse();
+        assertThat(failure.get()).isNull();
+    }
+
+    private static void submitAtEveryDepth() {
+        int levels = 600;
+        DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("deep-submit")
+                .timer(new ManualTimer()).maxPending(levels).build();
+        for (int i = 0; i < 3; i++) { // every class loaded and linked at a comfortable depth
+            MockOperation warm = new MockOperation(60_000);
+            p.tryCompleteElseWatch(warm, List.of("warm", "shared"));
+            p.checkAndComplete("warm");
+            p.cancelForKey("shared");
+        }
+        List<MockOperation> ops = new ArrayList<>();
+        List<MockOperation> refused = new ArrayList<>();
+        AtEveryDepth.run(levels, i -> {
+            MockOperation op = new MockOperation(60_000);
+            try {
+                p.tryCompleteElseWatch(op, List.of("k" + i, "shared"));
+                ops.add(op);
+            } catch (StackOverflowError overflow) {
+                refused.add(op);
+            }
+        });
+
+        assertThat(refused).as("submissions that overflowed: the probe reached the end of the stack").isNotEmpty();
+        assertThat(p.numDelayed()).isEqualTo(ops.size());
+        assertThatCode(() -> p.engine().checkInvariants()).doesNotThrowAnyException();
+        for (MockOperation op : refused) {
+            assertThat(op.state).as("an overflowing submission leaves its operation untouched").isZero();
+        }
+        assertThat(p.cancelForKey("shared")).hasSize(ops.size());
+        for (int i = 0; i < levels; i++) { // every admission slot is free again
+            p.tryCompleteElseWatch(new MockOperation(60_000), List.of("again-" + i));
+        }
+        for (int j = 0; j < refused.size(); j++) { // and each refused operation can be submitted again
+            MockOperation op = refused.get(j);
+            op.completable = true;
+            assertThat(p.cancelForKey("again-" + j)).hasSize(1);
+            assertThat(p.tryCompleteElseWatch(op, List.of("resubmitted"))).isTrue();
+            assertThat(op.onCompleteCalls).hasValue(1);
+        }
+        p.close();
+        assertThat(p.numDelayed()).isZero();
     }
 }

@@ -1,18 +1,23 @@
 package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The claim (O2-O4, O7) when tries nest on one thread: a tryComplete that calls checkAndComplete
- * reaches its own operation again, or another operation whose tryComplete settles the first. The
- * nested check asks the outer try for one more; the callbacks run once, after the outer try
- * returns, and a check reports a completion only if its own tryComplete returned true (Kafka's rule).
+ * The claim (O2-O4, O7) when tries nest: a tryComplete that calls checkAndComplete reaches its own
+ * operation again, or another operation whose tryComplete settles the first. The nested check asks
+ * the outer try for one more; the callbacks run once, after the outer try returns, and a check
+ * reports a completion only if its own tryComplete returned true (Kafka's rule). Tries on two
+ * threads that each check the other's key inside their try do not deadlock, and both complete.
  */
 class NestedTryTest {
 
@@ -102,6 +107,34 @@ class NestedTryTest {
         assertThat(b.isCompleted()).isFalse();
     }
 
+    @Test
+    void nestedChecksInsideTries_eachChecksTheOthersKeyOnTwoThreads_noDeadlockAndBothComplete() {
+        DelayedOperationPurgatory<Nesting> p = DelayedOperationPurgatory.<Nesting>builder("nesting")
+                .timerEnabled(false).reaperEnabled(false).build();
+        CyclicBarrier bothTrying = new CyclicBarrier(2);
+        Nesting a = new Nesting(p, "b", bothTrying);
+        Nesting b = new Nesting(p, "a", bothTrying);
+        p.tryCompleteElseWatch(a, List.of("a"));
+        p.tryCompleteElseWatch(b, List.of("b"));
+        a.armed = true;
+        b.armed = true;
+
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            Thread t1 = new Thread(() -> p.checkAndComplete("a"), "checks-a");
+            Thread t2 = new Thread(() -> p.checkAndComplete("b"), "checks-b");
+            t1.start();
+            t2.start();
+            t1.join();
+            t2.join();
+        }, "A's try checks B's key while B's try checks A's: before, monitor against monitor, for ever");
+
+        assertThat(a.completions).hasValue(1);
+        assertThat(b.completions).hasValue(1);
+        assertThat(p.numDelayed()).isZero();
+        p.engine().checkInvariants();
+        p.close();
+    }
+
     /** Records its callbacks and whether one ran holding its own monitor or the other's. */
     static final class Op extends DelayedOperation {
         final AtomicInteger onComplete = new AtomicInteger();
@@ -123,6 +156,49 @@ class NestedTryTest {
             if (Thread.holdsLock(this)) {
                 callbackUnderAMonitor = true;
             }
+        }
+
+        @Override
+        protected void onExpiration() {
+        }
+    }
+
+    /** Completes once armed; its first armed try waits for the other's try, then checks the other's key. */
+    static final class Nesting extends DelayedOperation {
+        final DelayedOperationPurgatory<Nesting> purgatory;
+        final String otherKey;
+        final CyclicBarrier bothTrying;
+        final AtomicInteger completions = new AtomicInteger();
+        volatile boolean armed;
+        private boolean nested;
+
+        Nesting(DelayedOperationPurgatory<Nesting> purgatory, String otherKey, CyclicBarrier bothTrying) {
+            super(60_000);
+            this.purgatory = purgatory;
+            this.otherKey = otherKey;
+            this.bothTrying = bothTrying;
+        }
+
+        @Override
+        protected boolean tryComplete() {
+            if (!armed) {
+                return false;
+            }
+            if (!nested) {
+                nested = true;
+                try {
+                    bothTrying.await(10, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                purgatory.checkAndComplete(otherKey);
+            }
+            return forceComplete();
+        }
+
+        @Override
+        protected void onComplete() {
+            completions.incrementAndGet();
         }
 
         @Override

@@ -55,7 +55,7 @@ class PositionedEdgesTest {
     }
 
     @Test
-    void aChainOfCompletionsThroughPositionalChecks_runsInBoundedStack() {
+    void checkAndComplete_chainOfCompletionsThroughPositionalChecks_runsInBoundedStack() {
         int depth = 50_000;
         List<HookOp> chain = new ArrayList<>();
         for (int i = 0; i < depth; i++) {

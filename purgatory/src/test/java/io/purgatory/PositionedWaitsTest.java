@@ -61,7 +61,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void aPositionalCheckTriesExactlyTheReachedOperationsAndNoOther() {
+    void checkAndComplete_atAPosition_triesExactlyTheReachedOperationsAndNoOther() {
         List<AwaitOffset> ops = new ArrayList<>();
         Random random = new Random(7);
         List<Long> offsets = new ArrayList<>();
@@ -89,7 +89,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void aCheckBelowEveryPositionTriesNothing() {
+    void checkAndComplete_belowEveryPositionOrOnAnUnknownKey_triesNothing() {
         AwaitOffset op = new AwaitOffset(60_000, 100, watermark);
         purgatory.tryCompleteElseWatch(op, "tp-0", 100);
         op.tries.set(0);
@@ -101,7 +101,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void aReachedOperationThatSaysNotYetIsLeftToTheTryAllCheck() {
+    void checkAndComplete_reachedOperationSaysNotYet_isLeftToTheTryAllCheck() {
         AwaitOffset op = new AwaitOffset(60_000, 5, watermark);
         op.blocked = true; // e.g. waiting for enough in-sync replicas besides the position
         purgatory.tryCompleteElseWatch(op, "tp-0", 5);
@@ -122,7 +122,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void anOperationOnSeveralKeysIsTriedOnceAsEachReachesItsPositionAndCompletesWithTheLast() {
+    void checkAndComplete_operationOnSeveralKeys_isTriedOnceAsEachReachesItsPositionAndCompletesWithTheLast() {
         AtomicLong[] marks = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
         AtomicInteger tries = new AtomicInteger();
         DelayedOperation acks = new DelayedOperation(60_000) {
@@ -161,7 +161,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void positionedKeysMustBeDistinctAndMatchThePositions() {
+    void tryCompleteElseWatch_duplicateKeysOrAPositionMissing_isRefused() {
         AwaitOffset op = new AwaitOffset(60_000, 5, watermark);
         assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(op, List.of("a", "a"), new long[] {1, 2}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("distinct");
@@ -172,7 +172,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void plainOperationsKeepTryAllSemanticsBesidePositionedOnes() {
+    void checkAndComplete_plainOperationsBesidePositionedOnes_keepTryAllSemantics() {
         AwaitOffset positioned = new AwaitOffset(60_000, 100, watermark);
         AwaitOffset unreached = new AwaitOffset(60_000, 200, watermark);
         MockOperation plain = new MockOperation(60_000);
@@ -199,7 +199,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void expiredAndCancelledPositionedOperationsLeaveTheHeapAtOnce() {
+    void expireOrCancel_positionedOperations_leaveTheHeapAtOnce() {
         List<AwaitOffset> ops = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             AwaitOffset op = new AwaitOffset(i % 2 == 0 ? 10 : 60_000, 1_000 - i, watermark);
@@ -222,7 +222,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void anOperationWhosePositionIsReachedAtSubmissionCompletesAtOnce() {
+    void tryCompleteElseWatch_positionReachedAtSubmission_completesAtOnce() {
         watermark.set(10);
         AwaitOffset op = new AwaitOffset(60_000, 10, watermark);
         assertThat(purgatory.tryCompleteElseWatch(op, "tp-0", 10)).isTrue();
@@ -231,7 +231,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void closeSettlesPositionedOperations() {
+    void close_positionedOperations_settlesThem() {
         AwaitOffset op = new AwaitOffset(60_000, 10, watermark);
         purgatory.tryCompleteElseWatch(op, "tp-0", 10);
         purgatory.close();
@@ -239,7 +239,7 @@ class PositionedWaitsTest {
     }
 
     @Test
-    void badInputIsNamed() {
+    void tryCompleteElseWatch_nullKeyOrOperationOrAResubmission_isRefusedNamingIt() {
         AwaitOffset op = new AwaitOffset(60_000, 10, watermark);
         assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(op, null, 10)).hasMessage("key");
         assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(null, "k", 10)).hasMessage("operation");
@@ -252,7 +252,7 @@ class PositionedWaitsTest {
 
     /** Random submissions, expiries, cancels and checks against a model: the heap and the gauges agree after each. */
     @Test
-    void randomStepsAgreeWithAModel() {
+    void checkAndComplete_randomSteps_agreeWithAModel() {
         Random random = new Random(42);
         TreeMap<Long, List<AwaitOffset>> model = new TreeMap<>();
         List<AwaitOffset> pending = new ArrayList<>();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.OperationErrorHandler.Callback;
+import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
@@ -15,8 +16,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The metrics seam of the core, with no metrics library: what a {@link MetricsRecorderFactory}
- * is given to read, what its recorder is told (measured on the manual clock), binding and
- * unbinding. (The Micrometer meters are tested in the purgatory-micrometer module.)
+ * is given to read, what its recorder is told (measured on the manual clock, exactly for waits of
+ * months too), binding and unbinding, and a factory whose {@code create} closes the purgatory or
+ * binds again: every recorder created is closed (promise 2 of docs/reliability.md). (The
+ * Micrometer meters are tested in the purgatory-micrometer module.)
  */
 class PurgatoryMetricsTest {
 
@@ -25,6 +28,24 @@ class PurgatoryMetricsTest {
     private final ManualTimer timer = new ManualTimer();
     private final RecordingMetrics metrics = new RecordingMetrics();
     private final DelayedOperationPurgatory<MockOperation> purgatory = builder("metered").build();
+
+    /** A recorder that counts its closes. */
+    static final class CountingRecorder implements MetricsRecorder {
+        final AtomicInteger closes = new AtomicInteger();
+
+        @Override
+        public void recordSettled(Outcome outcome, long watchedNanos) {
+        }
+
+        @Override
+        public void recordLateness(long latenessNanos) {
+        }
+
+        @Override
+        public void close() {
+            closes.incrementAndGet();
+        }
+    }
 
     @AfterEach
     void tearDown() {
@@ -332,6 +353,78 @@ class PurgatoryMetricsTest {
         }
     }
 
+    @Test
+    void timeInPurgatory_eightyMinuteWait_isRecordedAsEightyMinutes() {
+        ManualClock clock = new ManualClock();
+        RecordingMetrics metrics = new RecordingMetrics();
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("long-wait")
+                .timerEnabled(false).reaperEnabled(false).clock(clock).metrics(metrics).build();
+        HookOp shortDelay = new HookOp(1_000); // never expires here: no timer
+        HookOp longDelay = new HookOp(TimeUnit.DAYS.toMillis(2));
+        p.tryCompleteElseWatch(shortDelay, List.of("k"));
+        p.tryCompleteElseWatch(longDelay, List.of("k"));
+
+        clock.advance(80, TimeUnit.MINUTES);
+        shortDelay.forceComplete();
+        clock.advance(TimeUnit.DAYS.toMinutes(60), TimeUnit.MINUTES);
+        longDelay.forceComplete();
+
+        RecordingMetrics.Recorder recorded = metrics.of("long-wait");
+        assertThat(recorded.count(Outcome.COMPLETED)).isEqualTo(2);
+        assertThat(TimeUnit.NANOSECONDS.toMinutes(recorded.maxNanos(Outcome.COMPLETED)))
+                .isEqualTo(80 + TimeUnit.DAYS.toMinutes(60));
+        assertThat(TimeUnit.NANOSECONDS.toMinutes(recorded.totalNanos(Outcome.COMPLETED)))
+                .isEqualTo(80 + 80 + TimeUnit.DAYS.toMinutes(60));
+        p.close();
+    }
+
+    @Test
+    void bindMetrics_theFactoryClosesThePurgatory_theRecorderItCreatedIsClosed() {
+        DelayedOperationPurgatory<DelayedOperation> p = unmetered("close-in-create");
+        CountingRecorder recorder = new CountingRecorder();
+
+        try {
+            p.bindMetrics(source -> {
+                p.close(); // a shutdown while a framework binds
+                return recorder;
+            });
+        } catch (IllegalStateException refused) {
+            // refusing a bind whose purgatory closed meanwhile is fine, if the recorder is closed
+        }
+
+        assertThat(p.isClosed()).isTrue();
+        assertThat(p.hasMetrics()).as("metrics bound on a closed purgatory").isFalse();
+        assertThat(recorder.closes).as("closes of the recorder the factory created").hasValue(1);
+    }
+
+    @Test
+    void bindMetrics_theFactoryBindsAgain_closeClosesEveryRecorderCreated() {
+        DelayedOperationPurgatory<DelayedOperation> p = unmetered("bind-in-create");
+        CountingRecorder inner = new CountingRecorder();
+        CountingRecorder outer = new CountingRecorder();
+        AtomicInteger innerCreated = new AtomicInteger();
+
+        try {
+            p.bindMetrics(source -> {
+                try {
+                    p.bindMetrics(again -> {
+                        innerCreated.incrementAndGet();
+                        return inner;
+                    });
+                } catch (IllegalStateException refused) {
+                    // refusing the second bind is fine
+                }
+                return outer;
+            });
+        } catch (IllegalStateException refused) {
+            // refusing the first once a second came is fine too, if what was created is closed
+        }
+        p.close();
+
+        assertThat(outer.closes).as("closes of the outer recorder").hasValue(1);
+        assertThat(inner.closes).as("closes of the inner recorder, if created").hasValue(innerCreated.get());
+    }
+
     private PurgatoryBuilder<MockOperation> builder(String name) {
         return DelayedOperationPurgatory.<MockOperation>builder(name).timer(timer).reaperEnabled(false)
                 .metrics(metrics);
@@ -342,6 +435,10 @@ class PurgatoryMetricsTest {
         assertThat(source.pending()).isEqualTo(pending);
         assertThat(source.watched()).isEqualTo(watched);
         assertThat(source.keys()).isEqualTo(keys);
+    }
+
+    private static DelayedOperationPurgatory<DelayedOperation> unmetered(String name) {
+        return DelayedOperationPurgatory.builder(name).timerEnabled(false).reaperEnabled(false).build();
     }
 
     /** A key whose hashCode the test changes while it is watched (a misuse the purge repairs). */

@@ -48,7 +48,7 @@ class PurgatoryRuntimeTest {
     }
 
     @Test
-    void twoPurgatoriesOnOneRuntime_eachExpiresItsOwnOperationsWithItsOwnCountersAndMetrics() {
+    void advanceClock_twoPurgatoriesOnOneRuntime_eachExpiresItsOwnOperationsWithItsOwnCountersAndMetrics() {
         DelayedOperationPurgatory<MockOperation> orders = onRuntime("orders", ClosePolicy.EXPIRE);
         DelayedOperationPurgatory<MockOperation> payments = onRuntime("payments", ClosePolicy.EXPIRE);
         MockOperation order = new MockOperation(10);
@@ -78,7 +78,7 @@ class PurgatoryRuntimeTest {
     }
 
     @Test
-    void closeOnePurgatory_settlesOnlyItsOwnOperationsAndTheOthersKeepExpiring() {
+    void close_onePurgatoryOfTwo_settlesOnlyItsOwnOperationsAndTheOtherKeepsExpiring() {
         DelayedOperationPurgatory<MockOperation> closing = onRuntime("closing", ClosePolicy.CANCEL);
         DelayedOperationPurgatory<MockOperation> staying = onRuntime("staying", ClosePolicy.EXPIRE);
         MockOperation mine = new MockOperation(100);
@@ -108,7 +108,7 @@ class PurgatoryRuntimeTest {
     }
 
     @Test
-    void closeRuntime_settlesEveryPurgatoryByItsOwnClosePolicyAndLeavesAGivenTimerOpen() {
+    void runtimeClose_purgatoriesOfEachClosePolicy_settlesEachByItsOwnAndLeavesAGivenTimerOpen() {
         DelayedOperationPurgatory<MockOperation> expiring = onRuntime("expiring", ClosePolicy.EXPIRE);
         DelayedOperationPurgatory<MockOperation> completing = onRuntime("completing", ClosePolicy.COMPLETE);
         DelayedOperationPurgatory<MockOperation> cancelling = onRuntime("cancelling", ClosePolicy.CANCEL);
@@ -340,7 +340,7 @@ class PurgatoryRuntimeTest {
     }
 
     @Test
-    void manualTimerRuntime_startsNoThread() {
+    void build_runtimeOnAManualTimer_startsNoThread() {
         DelayedOperationPurgatory<MockOperation> p = onRuntime("manual-threads", ClosePolicy.EXPIRE);
 
         p.tryCompleteElseWatch(new MockOperation(10), List.of("k"));

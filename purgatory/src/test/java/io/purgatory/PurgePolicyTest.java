@@ -5,16 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.testsupport.LogCapture;
+import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The purge policy the reaper runs after each advance (K5: kept and lingering empty lists), called here directly on a
- * manual clock: emptied key lists kept for reuse are swept once a clock second has passed since
- * the last purge; lingering lists (a full shard, and a key whose hash changed) once
- * {@code purgeInterval} operations have settled since the last purge, whatever their outcome.
+ * The purge policy the reaper runs after each advance (K5: kept and lingering empty lists), called
+ * here directly on a manual clock: emptied key lists kept for reuse are swept once a clock second
+ * has passed since the last purge, on a clock that reads negative too; lingering lists (a full
+ * shard, and a key whose hash changed) once {@code purgeInterval} operations have settled since
+ * the last purge, whatever their outcome. A purgatory's own reaper runs it on a clock that does
+ * not move by itself.
  */
 class PurgePolicyTest {
 
@@ -147,6 +151,43 @@ class PurgePolicyTest {
         assertThat(p.watchedKeys()).isZero();
         p.engine().checkInvariants();
         p.close();
+    }
+
+    @Test
+    void keptEmptyKeyLists_clockReadingNegative_areSweptAfterASecond() {
+        ManualClock clock = new ManualClock(-TimeUnit.HOURS.toNanos(1));
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("negative-clock")
+                .timerEnabled(false).reaperEnabled(false).clock(clock).build();
+        HookOp op = new HookOp(100);
+        p.tryCompleteElseWatch(op, List.of("k"));
+        op.forceComplete();
+        assertThat(p.engine().emptyKeyLists()).as("kept for reuse").isEqualTo(1);
+
+        clock.advance(500, TimeUnit.MILLISECONDS);
+        p.engine().purgeIfNeeded();
+        assertThat(p.engine().emptyKeyLists()).as("kept less than a second").isEqualTo(1);
+        clock.advance(600, TimeUnit.MILLISECONDS);
+        p.engine().purgeIfNeeded();
+
+        assertThat(p.engine().emptyKeyLists()).isZero();
+        assertThat(p.stats().purges()).isEqualTo(1);
+        p.close();
+    }
+
+    @Test
+    void reaper_ownTimerOnAClockThatDoesNotMoveByItself_sweepsKeptListsOnceTheClockPassesASecond() {
+        ManualClock clock = new ManualClock();
+        try (DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("manual-clock-reaper")
+                .clock(ReliabilitySupport.readingOf(clock)).build()) { // not a ManualClock: refused for an own timer
+            HookOp op = new HookOp(60_000);
+            p.tryCompleteElseWatch(op, List.of("k"));
+            op.forceComplete();
+            assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
+
+            clock.advance(2, TimeUnit.SECONDS);
+
+            ReliabilitySupport.awaitCondition("the reaper swept the kept list", () -> p.engine().emptyKeyLists() == 0);
+        }
     }
 
     private DelayedOperationPurgatory<HookOp> purgatory(int purgeInterval) {

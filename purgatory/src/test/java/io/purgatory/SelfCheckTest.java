@@ -9,15 +9,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * A tryComplete that checks its own keys (OperationState O4): directly, or through another
- * operation's callback that runs inside it. It is tried a bounded number of times per check, not
- * for ever; a wake-up from another thread meanwhile is still never lost (O3). Before, the nested
- * check asked the holder to retry, whose retry checked again: tens of millions of tries in 2 s.
+ * A tryComplete that checks its own keys (OperationState O4; promise 4 of docs/reliability.md):
+ * directly, through another operation's callback that runs inside it, through several operations
+ * on one key that each check it, or through two purgatories that check each other's keys. Each
+ * operation is tried a bounded number of times per check (at most three for operations that check
+ * each other), not for ever; a wake-up from another thread meanwhile is still never lost (O3).
  */
 class SelfCheckTest {
 
     /** Tries beyond this mean the livelock: the test stops it there instead of spinning for ever. */
     private static final int LIVELOCK = 10_000;
+
+    /** Tries beyond this stop the operations' own checks, so that a broken bound still returns. */
+    private static final int CAP = 100_000;
 
     /** An operation whose tryComplete checks its own key, every time. */
     static final class SelfChecking extends DelayedOperation {
@@ -51,6 +55,18 @@ class SelfCheckTest {
     private static DelayedOperationPurgatory<SelfChecking> purgatory() {
         return DelayedOperationPurgatory.<SelfChecking>builder("self").timerEnabled(false).reaperEnabled(false)
                 .build();
+    }
+
+    /** An operation that checks {@code key} of {@code purgatory} on every try and never completes. */
+    private static DelayedOperation checking(DelayedOperationPurgatory<DelayedOperation> purgatory, String key,
+                                             AtomicInteger tries, AtomicInteger total) {
+        return new DelayedCondition(60_000, () -> {
+            tries.incrementAndGet();
+            if (total.incrementAndGet() < CAP) {
+                purgatory.checkAndComplete(key);
+            }
+            return false;
+        });
     }
 
     @Test
@@ -182,6 +198,65 @@ class SelfCheckTest {
 
             assertThat(op.tries.get()).as("bounded on every check, not only the first").isLessThan(20);
             assertThat(p.numDelayed()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void checkAndComplete_twoOperationsOnOneKeyEachCheckingIt_eachIsTriedAtMostThreeTimes() {
+        try (DelayedOperationPurgatory<DelayedOperation> p = DelayedOperationPurgatory.builder("fan-out")
+                .timerEnabled(false).reaperEnabled(false).build()) {
+            AtomicInteger total = new AtomicInteger();
+            AtomicInteger first = new AtomicInteger();
+            AtomicInteger second = new AtomicInteger();
+            p.tryCompleteElseWatch(checking(p, "k", first, total), List.of("k"));
+            p.tryCompleteElseWatch(checking(p, "k", second, total), List.of("k"));
+            first.set(0);
+            second.set(0);
+
+            p.checkAndComplete("k");
+
+            assertThat(first.get()).as("tries of the first operation in one check").isLessThanOrEqualTo(3);
+            assertThat(second.get()).as("tries of the second operation in one check").isLessThanOrEqualTo(3);
+        }
+    }
+
+    @Test
+    void checkAndComplete_sixOperationsOnOneKeyEachCheckingIt_returnsAfterABoundedNumberOfTries() {
+        try (DelayedOperationPurgatory<DelayedOperation> p = DelayedOperationPurgatory.builder("fan-out-6")
+                .timerEnabled(false).reaperEnabled(false).build()) {
+            AtomicInteger total = new AtomicInteger();
+            AtomicInteger ignored = new AtomicInteger();
+            for (int i = 0; i < 6; i++) {
+                p.tryCompleteElseWatch(checking(p, "k", ignored, total), List.of("k"));
+            }
+            total.set(0);
+
+            p.checkAndComplete("k");
+
+            assertThat(total.get()).as("tries of six operations in one check (3 each at most)")
+                    .isLessThanOrEqualTo(6 * 3);
+        }
+    }
+
+    @Test
+    void checkAndComplete_operationsOfTwoPurgatoriesEachCheckingTheOthersKey_eachIsTriedAtMostThreeTimes() {
+        try (DelayedOperationPurgatory<DelayedOperation> left = DelayedOperationPurgatory.builder("left")
+                .timerEnabled(false).reaperEnabled(false).build();
+             DelayedOperationPurgatory<DelayedOperation> right = DelayedOperationPurgatory.builder("right")
+                .timerEnabled(false).reaperEnabled(false).build()) {
+            AtomicInteger total = new AtomicInteger();
+            AtomicInteger leftTries = new AtomicInteger();
+            AtomicInteger rightTries = new AtomicInteger();
+            // each checks the other purgatory's key, which checks back: a self-check through two purgatories
+            left.tryCompleteElseWatch(checking(right, "r", leftTries, total), List.of("l"));
+            right.tryCompleteElseWatch(checking(left, "l", rightTries, total), List.of("r"));
+            leftTries.set(0);
+            rightTries.set(0);
+
+            left.checkAndComplete("l");
+
+            assertThat(leftTries.get()).as("tries of the checked operation in one check").isLessThanOrEqualTo(3);
+            assertThat(rightTries.get()).as("tries of the other, reached only through it").isLessThanOrEqualTo(3);
         }
     }
 }

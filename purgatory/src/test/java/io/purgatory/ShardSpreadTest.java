@@ -19,7 +19,7 @@ class ShardSpreadTest {
     private static final int SHARDS = 512;
 
     @Test
-    void keysOfOneShardSpreadOverTheBucketsOfItsMap() {
+    void listIndex_manyKeysOfEachKind_keysOfOneShardSpreadOverTheBucketsOfItsMap() {
         DelayedOperationPurgatory<MockOperation> purgatory = DelayedOperationPurgatory.<MockOperation>builder("spread")
                 .shards(SHARDS).timerEnabled(false).reaperEnabled(false).build();
         try (purgatory) {
@@ -46,7 +46,7 @@ class ShardSpreadTest {
     }
 
     @Test
-    void oneShardTakesEveryKey() {
+    void listIndex_oneShard_isZeroForEveryKey() {
         DelayedOperationPurgatory<MockOperation> purgatory = DelayedOperationPurgatory.<MockOperation>builder("one")
                 .shards(1).timerEnabled(false).reaperEnabled(false).build();
         try (purgatory) {

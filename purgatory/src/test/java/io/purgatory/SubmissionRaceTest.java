@@ -3,6 +3,11 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerTask;
+import io.purgatory.testsupport.LogCapture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -10,12 +15,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Settles that land while another call is in the middle of the operation: a submission that
- * fails after a cancelForKey settled the operation on a key it was already watched on (Engine
- * N2), a settle from another thread while tryComplete runs (OperationState O2), and a key whose
- * hashCode throws an Error as its emptied list leaves its map (WatcherList K8).
+ * A submission that fails part way is undone, and settles that land while another call is in the
+ * middle of the operation are kept: a submission that fails after a cancelForKey settled the
+ * operation on a key it was already watched on (Engine N2), a user timer whose add throws, a key
+ * whose hashCode cancels the operation while it is watched, a settle from another thread while
+ * tryComplete runs (OperationState O2), and a key whose hashCode throws an Error as its emptied
+ * list leaves its map (WatcherList K8).
  */
 class SubmissionRaceTest {
 
@@ -49,7 +58,8 @@ class SubmissionRaceTest {
 
     @Test
     void tryCompleteElseWatch_cancelForKeyOfItsFirstKeyThenItsSecondKeyFails_theCancelStandsAndIsCounted() {
-        try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("n2")
+        try (LogCapture log = new LogCapture(DelayedOperationPurgatory.class);
+             DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("n2")
                 .timerEnabled(false).reaperEnabled(false).maxPending(1).build()) {
             MockOperation op = new MockOperation(1_000);
             List<MockOperation> cancelled = new ArrayList<>();
@@ -78,6 +88,8 @@ class SubmissionRaceTest {
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("already settled");
             p.tryCompleteElseWatch(new MockOperation(1_000), List.of("other"));
             assertThat(p.numDelayed()).as("its slot was freed").isEqualTo(1);
+            assertThat(log.events()).singleElement().satisfies(event -> assertThat(event.getFormattedMessage())
+                    .contains("a submission failed after another call had settled its operation"));
         }
     }
 
@@ -192,6 +204,114 @@ class SubmissionRaceTest {
             p.tryCompleteElseWatch(next, List.of("other"));
             next.completable = true;
             assertThat(p.checkAndComplete("other")).as("'other' holds only the new operation").isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"runtime", "error"})
+    void tryCompleteElseWatch_timerAddThrows_failsAndLeavesNothingBehind(String kind) {
+        Throwable failure = kind.equals("error")
+                ? new OutOfMemoryError("refused") : new UnsupportedOperationException();
+        RefusingTimer timer = new RefusingTimer(failure);
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("timer-throws")
+                .timer(timer).reaperEnabled(false).maxPending(1).build();
+        HookOp op = new HookOp(100);
+
+        assertThatThrownBy(() -> p.tryCompleteElseWatch(op, List.of("k", "k2"))).isSameAs(failure);
+
+        assertThat(p.numDelayed()).isZero();
+        assertThat(p.watched()).isZero();
+        assertThat(p.watchedKeys()).isZero();
+        op.completable = true;
+        assertThat(p.checkAndComplete("k")).as("not watched any more").isZero();
+        assertThat(op.isCompleted()).isFalse();
+        timer.refusing = false;
+        HookOp next = new HookOp(100);
+        assertThat(p.tryCompleteElseWatch(next, List.of("k"))).as("the maxPending slot was given back").isFalse();
+        next.forceComplete();
+        assertThat(p.tryCompleteElseWatch(op, List.of("k"))).as("and the operation can be submitted again").isTrue();
+        p.engine().checkInvariants();
+        p.close();
+    }
+
+    @Test
+    void tryCompleteElseWatch_keysHashCodeCancelsTheOperationWhileItIsWatched_settledOnceAndOnNoList() {
+        ManualTimer timer = new ManualTimer();
+        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("settle-in-watch")
+                .timer(timer).reaperEnabled(false).build();
+        HookOp op = new HookOp(100);
+        CancellingKey key = new CancellingKey(op);
+
+        assertThat(p.tryCompleteElseWatch(op, List.of("plain", key))).isFalse();
+
+        assertThat(op.callbackCounts()).isEqualTo("0,0,1");
+        assertThat(p.numDelayed()).isZero();
+        assertThat(p.watched()).isZero();
+        assertThat(p.watchedKeys()).isZero();
+        assertThat(timer.size()).isZero();
+        assertThat(p.stats().cancelled()).isEqualTo(1);
+        p.engine().checkInvariants();
+        p.close();
+        assertThat(op.callbackCounts()).isEqualTo("0,0,1");
+    }
+
+    /** A key whose hashCode cancels the operation the second time it is called: while it is being watched. */
+    static final class CancellingKey {
+        private final DelayedOperation op;
+        private final AtomicInteger calls = new AtomicInteger();
+
+        CancellingKey(DelayedOperation op) {
+            this.op = op;
+        }
+
+        @Override
+        public int hashCode() {
+            if (calls.incrementAndGet() == 2) {
+                op.cancel();
+            }
+            return 7;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+    }
+
+    /** A user-supplied timer whose add throws {@code failure} while refusing. */
+    static final class RefusingTimer implements Timer {
+        private final Throwable failure;
+        private final ManualTimer delegate = new ManualTimer();
+        volatile boolean refusing = true;
+
+        RefusingTimer(Throwable failure) {
+            this.failure = failure;
+        }
+
+        @Override
+        public void add(TimerTask task) {
+            if (refusing) {
+                if (failure instanceof Error e) {
+                    throw e;
+                }
+                throw (RuntimeException) failure;
+            }
+            delegate.add(task);
+        }
+
+        @Override
+        public boolean advanceClock(long timeoutMs) {
+            return delegate.advanceClock(timeoutMs);
+        }
+
+        @Override
+        public int size() {
+            return delegate.size();
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
         }
     }
 }

@@ -25,7 +25,7 @@ class VirtualThreadsTest {
     private static final int THREADS = 5_000;
 
     @Test
-    void thousandsOfVirtualThreadsBlockOnWaitsAndEveryOneIsAnswered() throws Exception {
+    void await_thousandsOfVirtualThreadsBlocked_everyOneIsAnswered() throws Exception {
         ExecutorService virtualThreads = virtualThreadPerTaskExecutor();
         try (KeyedWaits<Integer, String> waits = KeyedWaits.builder("virtual").build()) {
             List<Future<String>> answers = new ArrayList<>();
@@ -59,7 +59,7 @@ class VirtualThreadsTest {
     }
 
     @Test
-    void aVirtualThreadBlockedOnAWaitIsAnsweredAtClose() throws Exception {
+    void close_virtualThreadBlockedOnAWait_isAnswered() throws Exception {
         ExecutorService virtualThreads = virtualThreadPerTaskExecutor();
         KeyedWaits<Integer, String> waits = KeyedWaits.builder("closing").build();
         try {

@@ -105,6 +105,52 @@ class WaitObserverTest {
     }
 
     @Test
+    void close_aCallbackOfItsSweepCancelsAnotherWait_thatWaitEndsCancelledNotClosed() {
+        DelayedOperationPurgatory<ReliabilitySupport.HookOp> p = DelayedOperationPurgatory
+                .<ReliabilitySupport.HookOp>builder("observed").timer(timer).observer(observer)
+                .closePolicy(ClosePolicy.CANCEL).build();
+        ReliabilitySupport.HookOp a = new ReliabilitySupport.HookOp(100);
+        ReliabilitySupport.HookOp b = new ReliabilitySupport.HookOp(100);
+        a.cancelHook = b::cancel; // whichever the sweep reaches first cancels the other itself
+        b.cancelHook = a::cancel;
+        p.tryCompleteElseWatch(a, List.of("a"));
+        p.tryCompleteElseWatch(b, List.of("b"));
+
+        p.close();
+
+        assertThat(observer.ends).as("(O9) CLOSED only for the wait the close settled")
+                .containsExactlyInAnyOrder("CLOSED", "CANCELLED");
+        assertThat(a.cancels.get() + b.cancels.get()).isEqualTo(2);
+    }
+
+    @Test
+    void observer_leavesAWaitUnobserved_noOwnerOfItsOwnAndNoEnd() {
+        List<Object> ended = new ArrayList<>();
+        WaitObserver declining = new WaitObserver() {
+            @Override
+            public Object started(WaitStart start) {
+                return null;
+            }
+
+            @Override
+            public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
+                ended.add(handle);
+            }
+        };
+        DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("declined")
+                .timer(timer).observer(declining).build();
+        MockOperation op = new MockOperation(100);
+
+        p.tryCompleteElseWatch(op, List.of("a", "b"));
+
+        assertThat(op.home).as("(N6) only a wait given a handle has an ObservedOwner").isSameAs(p.engine());
+        timer.advanceClock(100);
+        assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
+        assertThat(ended).isEmpty();
+        p.close();
+    }
+
+    @Test
     void submission_failsAndIsUndone_itsWaitEndsFailed() {
         DelayedOperationPurgatory<MockOperation> p = purgatory(ClosePolicy.EXPIRE);
         AtomicInteger hashes = new AtomicInteger();

@@ -15,8 +15,10 @@ import java.util.concurrent.locks.LockSupport;
  * Workload 1, the trigger path (acks=all). One producer thread creates operations watched on 3
  * distinct keys of 1000, each requiring every key's offset to pass its value at creation, with at
  * most 10,000 in flight; one acker thread advances a random key's offset and calls
- * {@code checkAndComplete(key)}. Measures completions per second and process CPU per completion
- * over a fixed window after a ramp-up. Operations time out after 30 s, so none expires. Both
+ * {@code checkAndComplete(key)}. With n threads (the scaling workload), n producers share the
+ * window (each keeps 10,000 / n in flight) and n ackers check keys, each with its own random.
+ * Measures completions per second and process CPU per completion over a fixed window after a
+ * ramp-up. Operations time out after 30 s, so none expires. Both
  * watch plainly: every operation requires its keys' next offsets, so the next move of a key
  * reaches every operation on it and positioned waits would skip nothing (measured: they only
  * added their nodes' cost; docs/benchmarks.md).
@@ -36,64 +38,101 @@ import java.util.concurrent.locks.LockSupport;
 final class AckWorkload extends Workload {
 
     static final String TITLE = "1 acks";
-    static final Metric RATE = new Metric(TITLE, "completions/s", Bar.atLeastTimesKafka(2));
-    static final Metric CPU = new Metric(TITLE, "CPU ns/completion", Bar.atMostFractionOfKafka(0.5));
-    static final Metric THREAD_CPU = new Metric(TITLE, "CPU ns/completion (producer and acker threads)");
-    static final Metric TRIES = new Metric(TITLE, "tries/completion");
-    static final Metric ALLOCATED = new Metric(TITLE, "bytes allocated/completion (all Java threads)");
     private static final long TIMEOUT_MS = 30_000;
     private static final long FULL_WINDOW_PARK_NANOS = 20_000;
     private static final int SLICES = 10;
+    /** How many more tenths a window that saw no completion at all is extended by, at most. */
+    private static final int MAX_EXTRA_SLICES = 40;
 
+    final Metric rate;
+    final Metric cpu;
+    private final Metric threadCpu;
+    private final Metric tries;
+    private final Metric allocated;
+    private final int threads;
+    /** Whether tries, threads' CPU and allocation are recorded too (workload 1, not the scaling rows). */
+    private final boolean profiled;
+
+    /** One producer and one acker: the bars. */
     AckWorkload() {
-        super("acks", TITLE, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR, Impl.PROTO));
+        this("acks", TITLE, 1, Bar.atLeastTimesKafka(2), Bar.atMostFractionOfKafka(0.5),
+                List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR, Impl.PROTO), true);
+    }
+
+    private AckWorkload(String id, String title, int threads, Bar rateBar, Bar cpuBar, List<Impl> impls,
+            boolean profiled) {
+        super(id, title, impls);
+        this.threads = threads;
+        this.profiled = profiled;
+        this.rate = new Metric(title, "completions/s", rateBar);
+        this.cpu = new Metric(title, "CPU ns/completion", cpuBar);
+        this.threadCpu = new Metric(title, "CPU ns/completion (producer and acker threads)");
+        this.tries = new Metric(title, "tries/completion");
+        this.allocated = new Metric(title, "bytes allocated/completion (all Java threads)");
+    }
+
+    /** {@code threads} producers and as many ackers, for the scaling workload (no bars, no prototype). */
+    static AckWorkload scaled(int threads) {
+        return new AckWorkload("scaling-acks-" + threads, String.format(Locale.ROOT,
+                "scaling: acks, %d producer%s + %d acker%2$s", threads, threads == 1 ? "" : "s", threads), threads,
+                Bar.NONE, Bar.NONE, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR), false);
     }
 
     @Override
     public void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) {
         BenchKey[] keys = BenchKey.range(sizes.acksKeys());
         AtomicLongArray offsets = new AtomicLongArray(keys.length);
-        int window = sizes.acksInFlight();
-        LongAdder completed = new LongAdder();
-        LongAdder tries = new LongAdder();
-        AtomicLong submitted = new AtomicLong();
+        int window = Math.max(1, sizes.acksInFlight() / threads);
+        LongAdder triesCompleted = new LongAdder();
         AtomicBoolean stop = new AtomicBoolean();
+        Thread[] workers = new Thread[2 * threads];
+        LongAdder[] completedBy = new LongAdder[threads];
+        AtomicLong[] submittedBy = new AtomicLong[threads];
+        LongAdder completed = new LongAdder();
         try (PurgatoryUnderTest purgatory = PurgatoryUnderTest.create(impl, "acks-" + impl.id())) {
-            Thread producer = Threads.start("acks-producer", () -> {
-                SplittableRandom random = new SplittableRandom(1);
-                long completedSeen = 0;
-                while (!stop.get()) {
-                    if (submitted.get() - completedSeen >= window) {
-                        completedSeen = completed.sum();
+            for (int p = 0; p < threads; p++) {
+                LongAdder completedHere = threads == 1 ? completed : new LongAdder(); // one adder, as before
+                AtomicLong submitted = new AtomicLong();
+                completedBy[p] = completedHere;
+                submittedBy[p] = submitted;
+                SplittableRandom random = new SplittableRandom(1 + 2L * p);
+                workers[p] = Threads.start(threads == 1 ? "acks-producer" : "acks-producer-" + p, () -> {
+                    long completedSeen = 0;
+                    while (!stop.get()) {
                         if (submitted.get() - completedSeen >= window) {
-                            LockSupport.parkNanos(FULL_WINDOW_PARK_NANOS);
+                            completedSeen = completedHere.sum();
+                            if (submitted.get() - completedSeen >= window) {
+                                LockSupport.parkNanos(FULL_WINDOW_PARK_NANOS);
+                            }
+                            continue;
                         }
-                        continue;
+                        submitted.setRelease(submitted.get() + 1); // the producer is its only writer
+                        int a = random.nextInt(keys.length);
+                        int b = distinct(random, keys.length, a, a);
+                        int c = distinct(random, keys.length, a, b);
+                        AckBody body = new AckBody(offsets, completedHere, completed, triesCompleted,
+                                a, offsets.get(a) + 1, b, offsets.get(b) + 1, c, offsets.get(c) + 1);
+                        purgatory.tryCompleteElseWatch(purgatory.newOperation(body, TIMEOUT_MS),
+                                List.of(keys[a], keys[b], keys[c]));
                     }
-                    submitted.setRelease(submitted.get() + 1); // the producer is its only writer
-                    int a = random.nextInt(keys.length);
-                    int b = distinct(random, keys.length, a, a);
-                    int c = distinct(random, keys.length, a, b);
-                    AckBody body = new AckBody(offsets, completed, tries,
-                            a, offsets.get(a) + 1, b, offsets.get(b) + 1, c, offsets.get(c) + 1);
-                    purgatory.tryCompleteElseWatch(purgatory.newOperation(body, TIMEOUT_MS),
-                            List.of(keys[a], keys[b], keys[c]));
-                }
-            });
-            Thread acker = Threads.start("acks-acker", () -> {
-                SplittableRandom random = new SplittableRandom(2);
-                while (!stop.get()) {
-                    int k = random.nextInt(keys.length);
-                    offsets.incrementAndGet(k);
-                    purgatory.checkAndComplete(keys[k]);
-                }
-            });
+                });
+            }
+            for (int a = 0; a < threads; a++) {
+                SplittableRandom random = new SplittableRandom(2 + 2L * a);
+                workers[threads + a] = Threads.start(threads == 1 ? "acks-acker" : "acks-acker-" + a, () -> {
+                    while (!stop.get()) {
+                        int k = random.nextInt(keys.length);
+                        offsets.incrementAndGet(k);
+                        purgatory.checkAndComplete(keys[k]);
+                    }
+                });
+            }
             Threads.sleepMillis(sizes.acksMillis() / 5); // ramp-up: fill the in-flight window
             long c0 = completed.sum();
-            long tries0 = tries.sum();
+            long tries0 = triesCompleted.sum();
             Map<Long, Long> allocated0 = Probe.allocatedBytesByThread();
             long cpu0 = Probe.processCpuNanos();
-            long threadCpu0 = Probe.threadCpuNanos(producer, acker);
+            long threadCpu0 = Probe.threadCpuNanos(workers);
             long t0 = System.nanoTime();
             StringBuilder perSlice = new StringBuilder();
             long before = c0;
@@ -106,22 +145,31 @@ final class AckWorkload extends Workload {
                 before = now;
                 sliceStart = sliceEnd;
             }
+            for (int extra = 0; extra < MAX_EXTRA_SLICES && completed.sum() == c0; extra++) {
+                Threads.sleepMillis(sizes.acksMillis() / SLICES); // a stalled machine: no rate from no completion
+            }
             long c1 = completed.sum();
             long cpu1 = Probe.processCpuNanos();
-            long threadCpu1 = Probe.threadCpuNanos(producer, acker);
+            long threadCpu1 = Probe.threadCpuNanos(workers);
             long t1 = System.nanoTime();
-            long tries1 = tries.sum();
-            long allocated = Probe.allocatedBetween(allocated0, Probe.allocatedBytesByThread());
+            long tries1 = triesCompleted.sum();
+            long allocatedBytes = Probe.allocatedBetween(allocated0, Probe.allocatedBytesByThread());
             stop.set(true);
-            Threads.joinAll(producer, acker);
+            Threads.joinAll(workers);
             long n = c1 - c0;
-            recorder.record(RATE, n * 1e9 / (t1 - t0));
-            recorder.record(CPU, n == 0 ? Double.NaN : (double) (cpu1 - cpu0) / n);
-            recorder.record(THREAD_CPU, n == 0 ? Double.NaN : (double) (threadCpu1 - threadCpu0) / n);
-            recorder.record(TRIES, n == 0 ? Double.NaN : (double) (tries1 - tries0) / n);
-            recorder.record(ALLOCATED, n == 0 ? Double.NaN : (double) allocated / n);
+            recorder.record(rate, n * 1e9 / (t1 - t0));
+            recorder.record(cpu, n == 0 ? Double.NaN : (double) (cpu1 - cpu0) / n);
+            if (profiled) { // the scaling table's rows keep to rate and CPU
+                recorder.record(threadCpu, n == 0 ? Double.NaN : (double) (threadCpu1 - threadCpu0) / n);
+                recorder.record(tries, n == 0 ? Double.NaN : (double) (tries1 - tries0) / n);
+                recorder.record(allocated, n == 0 ? Double.NaN : (double) allocatedBytes / n);
+            }
+            long inFlight = 0;
+            for (int p = 0; p < threads; p++) {
+                inFlight += submittedBy[p].get() - completedBy[p].sum();
+            }
             log.printf("    %s: %,d completions in %d ms, %d in flight at the end; M/s per tenth:%s%n", impl.id(), n,
-                    (t1 - t0) / 1_000_000, submitted.get() - completed.sum(), perSlice);
+                    (t1 - t0) / 1_000_000, inFlight, perSlice);
         }
     }
 
@@ -132,15 +180,16 @@ final class AckWorkload extends Workload {
     @Override
     void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
         super.runAll(sizes, options, results, log);
-        List<Metric> metrics = List.of(RATE, CPU, THREAD_CPU, TRIES, ALLOCATED);
-        if (results.medians(RATE).containsKey(Impl.FLOOR)) {
-            results.note("Workload 1's " + Impl.FLOOR.label() + ", see FloorPurgatory: "
+        List<Metric> metrics = profiled ? List.of(rate, cpu, threadCpu, tries, allocated) : List.of(rate, cpu);
+        String prefix = profiled ? "Workload 1's " : title() + ": the ";
+        if (results.medians(rate).containsKey(Impl.FLOOR)) {
+            results.note(prefix + Impl.FLOOR.label() + ", see FloorPurgatory: "
                     + results.describe(Impl.FLOOR, metrics, List.of(Impl.KAFKA, Impl.OURS))
                     + ". A yardstick, not a bound: what one simple design does without a timer, gauges or"
                     + " removal on settle.");
         }
-        if (results.medians(RATE).containsKey(Impl.PROTO)) {
-            results.note("Workload 1's " + Impl.PROTO.label() + ", see ProtoPurgatory: "
+        if (results.medians(rate).containsKey(Impl.PROTO)) {
+            results.note(prefix + Impl.PROTO.label() + ", see ProtoPurgatory: "
                     + results.describe(Impl.PROTO, metrics, List.of(Impl.KAFKA, Impl.OURS, Impl.FLOOR))
                     + ". What a timer and eager removal cost at best.");
         }
@@ -154,9 +203,10 @@ final class AckWorkload extends Workload {
         return k;
     }
 
-    /** Completes once each of its three keys' offsets reached the required value. */
+    /** Completes once each of its three keys' offsets reached the required value; counts for its producer and all. */
     private static final class AckBody implements OpBody {
         private final AtomicLongArray offsets;
+        private final LongAdder completedHere;
         private final LongAdder completed;
         private final LongAdder triesCompleted;
         /** Tries of this operation; racy where an implementation lets two threads try it at once. */
@@ -168,9 +218,10 @@ final class AckWorkload extends Workload {
         private final long r1;
         private final long r2;
 
-        AckBody(AtomicLongArray offsets, LongAdder completed, LongAdder triesCompleted,
+        AckBody(AtomicLongArray offsets, LongAdder completedHere, LongAdder completed, LongAdder triesCompleted,
                 int k0, long r0, int k1, long r1, int k2, long r2) {
             this.offsets = offsets;
+            this.completedHere = completedHere;
             this.completed = completed;
             this.triesCompleted = triesCompleted;
             this.k0 = k0;
@@ -190,7 +241,10 @@ final class AckWorkload extends Workload {
         @Override
         public void completed() {
             triesCompleted.add(tries); // counted at completion: an operation's tries after it are not
-            completed.increment();
+            completedHere.increment();
+            if (completed != completedHere) {
+                completed.increment();
+            }
         }
     }
 }

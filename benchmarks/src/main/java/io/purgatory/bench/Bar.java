@@ -30,6 +30,15 @@ record Bar(String text, Predicate<Map<Impl, Double>> check, DoublePredicate rati
         return new Bar("<= " + who, null, r -> r <= 1);
     }
 
+    static Bar atLeast(double limit) {
+        return new Bar(">= " + Results.format(limit), m -> ours(m) >= limit, null);
+    }
+
+    /** Both bars: met iff each is (one checked on the medians, the other on the ratio). */
+    static Bar both(Bar onMedians, Bar onRatio) {
+        return new Bar(onMedians.text + " and " + onRatio.text, onMedians.check, onRatio.ratioCheck);
+    }
+
     static Bar atMost(double limit) {
         return new Bar("<= " + fmt(limit), m -> ours(m) <= limit, null);
     }
@@ -51,6 +60,12 @@ record Bar(String text, Predicate<Map<Impl, Double>> check, DoublePredicate rati
 
     /** "yes", "no", or "" when there is no target or a value is missing. */
     String verdict(Map<Impl, Double> medians, double ratio) {
+        if (ratioCheck != null && check != null) {
+            String onMedians = new Bar(text, check, null).verdict(medians, ratio);
+            String onRatio = new Bar(text, null, ratioCheck).verdict(medians, ratio);
+            return onMedians.isEmpty() || onRatio.isEmpty() ? ""
+                    : onMedians.equals("yes") && onRatio.equals("yes") ? "yes" : "no";
+        }
         if (ratioCheck != null) {
             return Double.isNaN(ratio) ? "" : ratioCheck.test(ratio) ? "yes" : "no";
         }

@@ -1,6 +1,7 @@
 package io.purgatory.bench;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -12,15 +13,22 @@ import java.util.List;
  */
 public final class Compare {
 
+    /** The back-pressure bound of ours in the overload workload. */
+    static final Duration BACK_PRESSURE = Duration.ofMillis(10);
+
     private Compare() {
     }
 
     /** All workloads, in table order. */
     static List<Workload> workloads(Results results) {
         return List.of(new AckWorkload(), new ExpirationWorkload(), new TimerExpirationWorkload(),
-                ExpirationLoadWorkload.fullSpeed(), ExpirationLoadWorkload.paced(200_000), new ColdExpirationWorkload(),
+                ExpirationLoadWorkload.fullSpeed(), ExpirationLoadWorkload.fullSpeed(BACK_PRESSURE),
+                ExpirationLoadWorkload.paced(200_000), ExpiryCapacityWorkload.purgatory(),
+                ExpiryCapacityWorkload.timer(),
+                new ColdExpirationWorkload(),
                 new MemoryWorkload(results), new ChurnWorkload(), PerfWorkload.lowTimeout(),
-                PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload(), new KeyedWaitsWorkload(results));
+                PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload(), new KeyedWaitsWorkload(results),
+                new ScalingWorkload());
     }
 
     /** Runs the comparison; returns the report as markdown. */

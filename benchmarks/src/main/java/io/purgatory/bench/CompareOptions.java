@@ -1,5 +1,6 @@
 package io.purgatory.bench;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -12,12 +13,17 @@ import java.util.TreeSet;
  * @param rounds alternating rounds per workload; medians are taken over them
  * @param only   workload ids or id prefixes to run (empty: all)
  * @param impls  implementations to run (empty: all); for profiling one of them alone
+ * @param rates  steps (inserts/s) of the expiry-capacity workload instead of its ladder (empty: its ladder),
+ *               each run even after one fails: for profiling one rate, or a short ladder on a loaded machine
+ * @param threads the thread counts of the scaling workload (empty: 1 and 2)
  */
-public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Impl> impls) {
+public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Impl> impls, List<Integer> rates,
+                             List<Integer> threads) {
 
     static final String USAGE = "compare [--quick] [--rounds N]"
             + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold]"
-            + " [--impls ours,kafka,netty,jdk,floor,proto]";
+            + " [--impls ours,kafka,netty,jdk,floor,proto] [--rates R,... (expiration-capacity's ladder)]"
+            + " [--threads N,... (scaling's thread counts)]";
 
     public CompareOptions {
         if (rounds < 1) {
@@ -25,6 +31,18 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
         }
         only = Set.copyOf(only);
         impls = Set.copyOf(impls);
+        rates = List.copyOf(rates);
+        for (int rate : rates) {
+            if (rate < 1) {
+                throw new IllegalArgumentException("--rates must be >= 1: " + rate);
+            }
+        }
+        threads = List.copyOf(threads);
+        for (int n : threads) {
+            if (n < 1) {
+                throw new IllegalArgumentException("--threads must be >= 1: " + n);
+            }
+        }
     }
 
     public static CompareOptions parse(String... args) {
@@ -32,6 +50,8 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
         Integer rounds = null;
         Set<String> only = new TreeSet<>();
         Set<Impl> impls = new TreeSet<>();
+        List<Integer> rates = new ArrayList<>();
+        List<Integer> threads = new ArrayList<>();
         List<String> list = Arrays.asList(args);
         for (int i = 0; i < list.size(); i++) {
             String a = list.get(i);
@@ -40,10 +60,14 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
                 case "--rounds" -> rounds = Integer.parseInt(value(list, ++i, a));
                 case "--only" -> only.addAll(Arrays.asList(value(list, ++i, a).split(",")));
                 case "--impls" -> Arrays.stream(value(list, ++i, a).split(",")).map(Impl::of).forEach(impls::add);
+                case "--rates" -> Arrays.stream(value(list, ++i, a).split(",")).map(Integer::valueOf)
+                        .forEach(rates::add);
+                case "--threads" -> Arrays.stream(value(list, ++i, a).split(",")).map(Integer::valueOf)
+                        .forEach(threads::add);
                 default -> throw new IllegalArgumentException("unknown option '" + a + "'; usage: " + USAGE);
             }
         }
-        return new CompareOptions(quick, rounds != null ? rounds : quick ? 1 : 3, only, impls);
+        return new CompareOptions(quick, rounds != null ? rounds : quick ? 1 : 3, only, impls, rates, threads);
     }
 
     /** True if {@code id} is selected: listed, or listed as a prefix ("perf" selects "perf-low"). */

@@ -50,10 +50,13 @@ final class ExpirationWorkload extends Workload {
     static final class ExpiryBody implements OpBody {
         private final LatenessTracker tracker;
         private final int index;
+        private final long deadline;
 
+        /** Timeout {@code index} of {@code tracker}, once {@link LatenessTracker#adding} set its deadline. */
         ExpiryBody(LatenessTracker tracker, int index) {
             this.tracker = tracker;
             this.index = index;
+            this.deadline = tracker.deadline(index);
         }
 
         @Override
@@ -63,7 +66,7 @@ final class ExpirationWorkload extends Workload {
 
         @Override
         public void expired() {
-            tracker.fired(index);
+            tracker.fired(index, deadline);
         }
     }
 }

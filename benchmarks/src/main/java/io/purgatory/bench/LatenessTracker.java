@@ -1,22 +1,33 @@
 package io.purgatory.bench;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Deadlines and fire times of n timeouts. The deadline of timeout i is taken when it is added
  * ({@code System.nanoTime()} just before the add, plus its delay), so "early" is measured in
  * nanoseconds against what the caller asked for, not against an implementation's rounding.
+ *
+ * <p>A fire costs the firing thread little, as it is the same for every implementation and should
+ * not be what limits them: the timeout's body carries its deadline, and each firing thread appends
+ * (index, lateness) to a log of its own, sequentially. An earlier version wrote a per-index count
+ * and lateness (two random array writes, one an atomic one) and bumped a counter shared by the
+ * firing threads on every fire. The logs are merged when the figures are taken.
  */
 final class LatenessTracker {
 
+    private static final int CHUNK_BITS = 16;
+    private static final int CHUNK = 1 << CHUNK_BITS;
+
     final long[] delaysMs;
     private final long[] deadlines;
-    private final long[] lateness;
-    private final AtomicIntegerArray fires;
-    private final AtomicInteger distinctFired = new AtomicInteger();
+    private final List<Log> logs = new CopyOnWriteArrayList<>();
+    private final ThreadLocal<Log> log = ThreadLocal.withInitial(this::newLog);
 
     /** n timeouts with delays uniform in [minMs, maxMs], from a fixed seed. */
     LatenessTracker(int n, int minMs, int maxMs) {
@@ -26,8 +37,6 @@ final class LatenessTracker {
             delaysMs[i] = (long) minMs + random.nextInt(maxMs - minMs + 1);
         }
         this.deadlines = new long[n];
-        this.lateness = new long[n];
-        this.fires = new AtomicIntegerArray(n);
     }
 
     int size() {
@@ -41,18 +50,29 @@ final class LatenessTracker {
         return now;
     }
 
-    /** Call when timeout i fires (any thread). */
-    void fired(int i) {
-        long now = System.nanoTime();
-        if (fires.incrementAndGet(i) == 1) {
-            lateness[i] = now - deadlines[i];
-            distinctFired.incrementAndGet(); // publishes lateness[i] to whoever reads this count
-        }
+    /** The deadline of timeout i, set by {@link #adding}: for its body to carry. */
+    long deadline(int i) {
+        return deadlines[i];
     }
 
-    /** The number of timeouts that fired at least once so far. */
+    /** Call when timeout i, whose deadline is {@code deadline}, fires (any thread). */
+    void fired(int i, long deadline) {
+        log.get().append(i, System.nanoTime() - deadline);
+    }
+
+    /** The number of fires so far (a timeout fired twice counts twice). */
     int firedCount() {
-        return distinctFired.get();
+        int count = 0;
+        for (Log l : logs) {
+            count += l.published();
+        }
+        return count;
+    }
+
+    private Log newLog() {
+        Log l = new Log();
+        logs.add(l);
+        return l;
     }
 
     /** The deadlines of timeouts 0..n-1, sorted (by value: they lie within one run, far from overflow). */
@@ -70,10 +90,10 @@ final class LatenessTracker {
     /** Waits until timeouts 0..n-1 fired (when only those were added) or {@code maxWaitMs} passed. */
     int awaitFirst(int n, long maxWaitMs) {
         long end = System.nanoTime() + maxWaitMs * 1_000_000L;
-        while (distinctFired.get() < n && System.nanoTime() - end < 0) {
+        while (firedCount() < n && System.nanoTime() - end < 0) {
             Threads.sleepMillis(5);
         }
-        return distinctFired.get();
+        return firedCount();
     }
 
     /** Records lost, early, doubled and lateness percentiles under {@code workload}'s metrics. */
@@ -91,13 +111,49 @@ final class LatenessTracker {
     }
 
     private int report(Metrics m, Results.Recorder recorder, int n, long untilNanos, boolean dueByOnly) {
-        long[] fired = new long[Math.min(n, distinctFired.get())];
+        Summary s = dueByOnly ? summarize(n, Long.MIN_VALUE, untilNanos) : summarize(n);
+        recorder.record(m.p50, s.p50Ms());
+        recorder.record(m.p99, s.p99Ms());
+        recorder.record(m.p999, s.p999Ms());
+        recorder.record(m.max, s.maxMs());
+        recorder.record(m.min, s.minMs());
+        recorder.record(m.lost, s.lost());
+        recorder.record(m.early, s.early());
+        recorder.record(m.twice, s.twice());
+        return s.count();
+    }
+
+    /** The lateness of timeouts 0..n-1, and the lost, early and doubled counts. */
+    Summary summarize(int n) {
+        return summarize(n, Long.MIN_VALUE, Long.MAX_VALUE, false);
+    }
+
+    /**
+     * The lateness of the timeouts among 0..n-1 whose deadline is after {@code fromNanos} (or any,
+     * for Long.MIN_VALUE) and at or before {@code untilNanos}, and the lost, early and doubled
+     * counts over all n.
+     */
+    Summary summarize(int n, long fromNanos, long untilNanos) {
+        return summarize(n, fromNanos, untilNanos, true);
+    }
+
+    private Summary summarize(int n, long fromNanos, long untilNanos, boolean windowed) {
+        int[] fires = new int[n];
+        long[] lateness = new long[n];
+        for (Log l : logs) {
+            l.forEach((i, late) -> {
+                if (i < n && (fires[i]++ == 0 || late < lateness[i])) {
+                    lateness[i] = late; // the first fire is the least late
+                }
+            });
+        }
+        long[] fired = new long[n];
         int f = 0;
         int all = 0;
         int early = 0;
         int twice = 0;
         for (int i = 0; i < n; i++) {
-            int count = fires.get(i);
+            int count = fires[i];
             if (count == 0) {
                 continue;
             }
@@ -108,21 +164,73 @@ final class LatenessTracker {
             if (count > 1) {
                 twice++;
             }
-            if (f < fired.length && (!dueByOnly || deadlines[i] - untilNanos <= 0)) {
+            boolean inWindow = !windowed || (deadlines[i] - untilNanos <= 0
+                    && (fromNanos == Long.MIN_VALUE || deadlines[i] - fromNanos > 0));
+            if (inWindow) {
                 fired[f++] = lateness[i];
             }
         }
         fired = Arrays.copyOf(fired, f);
         Arrays.sort(fired);
-        recorder.record(m.p50, Probe.percentile(fired, 0.50) / 1e6);
-        recorder.record(m.p99, Probe.percentile(fired, 0.99) / 1e6);
-        recorder.record(m.p999, Probe.percentile(fired, 0.999) / 1e6);
-        recorder.record(m.max, fired.length == 0 ? Double.NaN : fired[fired.length - 1] / 1e6);
-        recorder.record(m.min, fired.length == 0 ? Double.NaN : fired[0] / 1e6);
-        recorder.record(m.lost, n - all);
-        recorder.record(m.early, early);
-        recorder.record(m.twice, twice);
-        return f;
+        return new Summary(f, Probe.percentile(fired, 0.50) / 1e6, Probe.percentile(fired, 0.99) / 1e6,
+                Probe.percentile(fired, 0.999) / 1e6, f == 0 ? Double.NaN : fired[f - 1] / 1e6,
+                f == 0 ? Double.NaN : fired[0] / 1e6, n - all, early, twice);
+    }
+
+    /**
+     * One firing thread's fires, in order: chunks of indexes and lateness, appended by that thread
+     * only; the count is published with a release store after each append, read with an acquire.
+     */
+    private static final class Log {
+        private static final VarHandle COUNT;
+
+        static {
+            try {
+                COUNT = MethodHandles.lookup().findVarHandle(Log.class, "count", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final List<int[]> indexes = new ArrayList<>();
+        private final List<long[]> lateness = new ArrayList<>();
+        @SuppressWarnings("unused") // through COUNT
+        private int count;
+
+        void append(int index, long late) {
+            int c = count;
+            int chunk = c >>> CHUNK_BITS;
+            if (chunk == indexes.size()) {
+                indexes.add(new int[CHUNK]);
+                lateness.add(new long[CHUNK]);
+            }
+            indexes.get(chunk)[c & (CHUNK - 1)] = index;
+            lateness.get(chunk)[c & (CHUNK - 1)] = late;
+            COUNT.setRelease(this, c + 1);
+        }
+
+        int published() {
+            return (int) COUNT.getAcquire(this);
+        }
+
+        /** Visits the fires published so far (once the firing thread is done: all of them). */
+        void forEach(Visitor visitor) {
+            int n = published();
+            for (int c = 0; c < n; c++) {
+                visitor.fire(indexes.get(c >>> CHUNK_BITS)[c & (CHUNK - 1)],
+                        lateness.get(c >>> CHUNK_BITS)[c & (CHUNK - 1)]);
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface Visitor {
+        void fire(int index, long lateness);
+    }
+
+    /** Lateness percentiles in ms over {@code count} timeouts, and the lost, early and doubled counts. */
+    record Summary(int count, double p50Ms, double p99Ms, double p999Ms, double maxMs, double minMs,
+                   int lost, int early, int twice) {
     }
 
     /** The metrics of one expiration workload. */

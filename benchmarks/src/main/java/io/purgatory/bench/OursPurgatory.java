@@ -2,15 +2,39 @@ package io.purgatory.bench;
 
 import io.purgatory.DelayedOperation;
 import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.timer.SystemTimer;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
-/** This project's purgatory, with its defaults. */
+/**
+ * This project's purgatory, with its defaults; or, with a back-pressure bound, on a timer of its
+ * own built as the purgatory builds its own (default geometry, two expiration threads) plus
+ * {@link SystemTimer.Builder#backPressure}, until the purgatory builders offer it.
+ */
 final class OursPurgatory implements PurgatoryUnderTest {
 
     private final DelayedOperationPurgatory<Op> purgatory;
+    private final SystemTimer timer;
+    private final ExecutorService expirations;
 
     OursPurgatory(String name) {
         this.purgatory = new DelayedOperationPurgatory<>(name);
+        this.timer = null;
+        this.expirations = null;
+    }
+
+    OursPurgatory(String name, Duration backPressure) {
+        this.expirations = Executors.newFixedThreadPool(2, Threads.daemonFactory(name + "-expiration"));
+        this.timer = SystemTimer.builder(name).executor(expirations).backPressure(backPressure).build();
+        this.purgatory = DelayedOperationPurgatory.builder(name).timer(timer).build();
+    }
+
+    /** The timer's back-pressure counters: adds that waited, and their total wait in ns; zeros without it. */
+    long[] backPressureWaits() {
+        return timer == null ? new long[2]
+                : new long[] {timer.backPressureWaits(), timer.backPressureWaited().toNanos()};
     }
 
     @Override
@@ -72,6 +96,10 @@ final class OursPurgatory implements PurgatoryUnderTest {
     @Override
     public void close() {
         purgatory.close();
+        if (timer != null) {
+            timer.close();
+            expirations.shutdown();
+        }
     }
 
     /** The operation: a body and nothing else. */

@@ -4,7 +4,7 @@ import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.SystemTimerReaper;
 import io.purgatory.timer.TimerTask;
 
-/** This project's {@link SystemTimer} (1 ms tick, 20 buckets) driven by a {@link SystemTimerReaper}. */
+/** This project's {@link SystemTimer} (default geometry: 1 ms x 1024) driven by a {@link SystemTimerReaper}. */
 final class OursTimer implements TimerUnderTest {
 
     private final SystemTimerReaper timer;

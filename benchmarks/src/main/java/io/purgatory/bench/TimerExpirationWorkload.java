@@ -29,7 +29,8 @@ final class TimerExpirationWorkload extends Workload {
             for (int i = 0; i < n; i++) {
                 int index = i;
                 tracker.adding(i);
-                timer.schedule(tracker.delaysMs[i], () -> tracker.fired(index));
+                long deadline = tracker.deadline(i);
+                timer.schedule(tracker.delaysMs[i], () -> tracker.fired(index, deadline));
             }
             long t1 = System.nanoTime();
             recorder.record(INSERT_RATE, n * 1e9 / (t1 - t0));

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +39,16 @@ class CompareSmokeTest {
         assertTrue(report.contains("Workload 1's floor"), () -> "no note on the acks floor in\n" + report);
         assertTrue(report.matches("(?s).*5 perf \\(p50 20/p75 60 ms\\), the tool with no purgatory \\(the floor\\): "
                 + "[1-9][0-9,]* req/s sustained; [0-9.]+x Kafka.*"), () -> "no note on the perf floor in\n" + report);
+        assertTrue(report.contains("| acks (completions/s) | ours |"), () -> "no scaling table in\n" + report);
+        List<Workload> workloads = new ArrayList<>();
         for (Workload workload : Compare.workloads(new Results())) {
+            if (workload instanceof ScalingWorkload) {
+                workloads.addAll(ScalingWorkload.parts(ScalingWorkload.DEFAULT_THREADS)); // its rows are its parts'
+            } else {
+                workloads.add(workload);
+            }
+        }
+        for (Workload workload : workloads) {
             List<String[]> own = rows.stream().filter(r -> r[0].equals(workload.title())).toList();
             assertFalse(own.isEmpty(), () -> "no row for " + workload.title() + " in\n" + report + "\n" + progress);
             for (String[] row : own) {
@@ -60,7 +70,7 @@ class CompareSmokeTest {
     }
 
     @Test
-    void parse_options() {
+    void parse_optionsGiven_readsQuickRoundsAndSelection() {
         CompareOptions o = CompareOptions.parse("--quick", "--rounds", "2", "--only", "perf,acks");
         assertTrue(o.quick());
         assertEquals(2, o.rounds());
@@ -68,10 +78,14 @@ class CompareSmokeTest {
         assertFalse(o.selects("memory") || o.selects("keyed"));
         assertTrue(CompareOptions.parse("--only", "keyed").selects("keyed"));
         assertEquals(3, CompareOptions.parse().rounds());
+        CompareOptions steps = CompareOptions.parse("--rates", "100000,2000000", "--threads", "1,4");
+        assertEquals(List.of(100_000, 2_000_000), steps.rates());
+        assertEquals(List.of(1, 4), steps.threads());
+        assertTrue(CompareOptions.parse("--only", "expiration").selects("expiration-capacity-timer"));
     }
 
     @Test
-    void format_numbers() {
+    void format_numbers_groupThousandsRoundAndShowNaNAsADash() {
         assertEquals("1,234,567", Results.format(1_234_567));
         assertEquals("12.3", Results.format(12.34));
         assertEquals("0.00271", Results.format(0.002712));

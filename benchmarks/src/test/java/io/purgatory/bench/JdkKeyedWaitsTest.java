@@ -57,7 +57,7 @@ class JdkKeyedWaitsTest {
     }
 
     @Test
-    void close_cancelsEveryPendingWait() {
+    void close_pendingWaits_cancelsEveryOne() {
         CompletableFuture<String> a = waits.await(1L, LONG);
         CompletableFuture<String> b = waits.await(2L, LONG);
 

@@ -153,7 +153,7 @@ class KafkaBehaviourTest {
     }
 
     @Test
-    void delayLongMaxValue_expiresAtOnceInsteadOfNever() throws InterruptedException {
+    void delay_longMaxValue_expiresAtOnceInsteadOfNever() throws InterruptedException {
         Op forever = new Op(Long.MAX_VALUE);
 
         purgatory.tryCompleteElseWatch(forever, List.of(key("a")));

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * reloaded at any time draws the last two minutes at once ({@code GET /api/history}), then asks
  * only for the samples after the last one it has. A sample holds each purgatory's pending count,
  * its rates over the interval (completed, expired, cancelled, callback errors, rejected), its p99
- * time in purgatory and its mean expiry lateness over the interval. Memory is bounded: a ring of
+ * time in purgatory, its mean expiry lateness over the interval, and, for keyed waits, the rates of
+ * events that found no wait (unanswered, late). Memory is bounded: a ring of
  * {@link #CAPACITY} samples. Thread-safe: {@link #sample} (the demo's sampler thread) and
  * {@link #toJson} (the HTTP threads) hold the history's monitor.
  */
@@ -25,14 +26,15 @@ final class DemoHistory {
      * two samples, divided by the time between them: `previous` keeps the counters of the last
      * sample (zero before the first, as at the start). The lateness mean is the difference of the
      * lateness timer's total time over the difference of its count: null for an interval in which
-     * nothing expired.
+     * nothing expired. The event rates are NaN for a purgatory that counts no events (not keyed waits).
      */
 
     static final int CAPACITY = 120;
 
     /** One purgatory's figures for one interval. Rates are per second; times in ms, NaN if none. */
     record Figures(String name, int pending, double completedPerSec, double expiredPerSec, double cancelledPerSec,
-                   double callbackErrorsPerSec, double rejectedPerSec, double p99Ms, double latenessMeanMs) {
+                   double callbackErrorsPerSec, double rejectedPerSec, double p99Ms, double latenessMeanMs,
+                   double unansweredPerSec, double latePerSec) {
     }
 
     /** The figures of every purgatory at one sample, {@code uptimeMs} after the start. */
@@ -41,12 +43,12 @@ final class DemoHistory {
 
     /** A purgatory's cumulative counters at a sample. */
     private record Totals(long completed, long expired, long cancelled, long callbackErrors, long rejected,
-                          DemoStats.Lateness lateness) {
-        static final Totals ZERO = new Totals(0, 0, 0, 0, 0, DemoStats.Lateness.NONE);
+                          DemoStats.Lateness lateness, double unanswered, double late) {
+        static final Totals ZERO = new Totals(0, 0, 0, 0, 0, DemoStats.Lateness.NONE, 0, 0);
 
-        static Totals of(PurgatoryStats s, DemoStats.Lateness lateness) {
+        static Totals of(PurgatoryStats s, DemoStats.Lateness lateness, double unanswered, double late) {
             return new Totals(s.completed() + s.completedAtOnce(), s.expired(), s.cancelled(), s.callbackErrors(),
-                    s.rejected(), lateness);
+                    s.rejected(), lateness, unanswered, late);
         }
     }
 
@@ -70,7 +72,8 @@ final class DemoHistory {
         List<Figures> figures = new ArrayList<>();
         Map<String, Totals> totals = new HashMap<>();
         for (PurgatoryStats s : stats.purgatories()) {
-            Totals now = Totals.of(s, stats.lateness(s.name()));
+            Totals now = Totals.of(s, stats.lateness(s.name()), stats.events(s.name(), "purgatory.events.unanswered"),
+                    stats.events(s.name(), "purgatory.events.late"));
             Totals before = previous.getOrDefault(s.name(), Totals.ZERO);
             totals.put(s.name(), now);
             long expiries = now.lateness().count() - before.lateness().count();
@@ -82,7 +85,8 @@ final class DemoHistory {
                     (now.rejected() - before.rejected()) / seconds,
                     stats.percentileMs(s.name(), "completed", 0.99),
                     expiries <= 0 ? Double.NaN
-                            : (now.lateness().totalMs() - before.lateness().totalMs()) / expiries));
+                            : (now.lateness().totalMs() - before.lateness().totalMs()) / expiries,
+                    (now.unanswered() - before.unanswered()) / seconds, (now.late() - before.late()) / seconds));
         }
         Sample sample = new Sample(taken, TimeUnit.NANOSECONDS.toMillis(nowNanos - startNanos), List.copyOf(figures));
         ring[(int) (taken % CAPACITY)] = sample;
@@ -118,7 +122,9 @@ final class DemoHistory {
                         .field("cancelledPerSec", f.cancelledPerSec())
                         .field("callbackErrorsPerSec", f.callbackErrorsPerSec())
                         .field("rejectedPerSec", f.rejectedPerSec()).field("p99Ms", f.p99Ms())
-                        .field("latenessMeanMs", f.latenessMeanMs()).endObject();
+                        .field("latenessMeanMs", f.latenessMeanMs())
+                        .field("unansweredPerSec", f.unansweredPerSec()).field("latePerSec", f.latePerSec())
+                        .endObject();
             }
             json.endArray().endObject();
         }

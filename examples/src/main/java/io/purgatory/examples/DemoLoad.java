@@ -23,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * (follower 2 stalls now and then, so it leaves the in-sync set and produce requests wait or time
  * out), leadership moving away from one partition and back, producer clients (acks=all),
  * consumer clients long-polling, and orders waiting for payment events (one customer in ten
- * leaves before the answer: that wait is cancelled). All threads are daemons.
+ * leaves before the answer: that wait is cancelled; a payment may come after its wait ended, late;
+ * now and then a payment for an order placed elsewhere finds no one). All threads are daemons.
  */
 @SuppressWarnings("FutureReturnValueIgnored") // the demo's scheduled tasks and awaits are fire-and-forget
 final class DemoLoad implements AutoCloseable {
@@ -108,6 +109,9 @@ final class DemoLoad implements AutoCloseable {
         CompletableFuture<Payment> wait = payments.awaitPayment(orderId, Duration.ofSeconds(2));
         if (random.nextInt(10) == 0) { // one customer in ten leaves the page: the wait's future is cancelled
             cluster.schedule(() -> wait.cancel(false), random.nextInt(2_000), TimeUnit.MILLISECONDS);
+        }
+        if (random.nextInt(20) == 0) { // a payment for an order nobody waits for here: it finds no one
+            payments.onPayment(new Payment("elsewhere-" + random.nextLong(1L << 40), 100, Instant.now()));
         }
         if (random.nextInt(4) != 0) { // one order in four is never paid
             long amountCents = random.nextLong(100, 100_000);

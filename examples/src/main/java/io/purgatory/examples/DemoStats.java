@@ -1,5 +1,6 @@
 package io.purgatory.examples;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -80,6 +81,15 @@ final class DemoStats {
     double maxMs(String purgatory, String outcome) {
         Timer timer = registry.find("purgatory.operations").tags("purgatory", purgatory, "outcome", outcome).timer();
         return timer == null ? Double.NaN : timer.max(TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The count of a keyed waits' counter of events that found no wait ({@code purgatory.events.unanswered}
+     * or {@code purgatory.events.late}) so far; NaN for a purgatory that has none (not keyed waits).
+     */
+    double events(String purgatory, String counter) {
+        FunctionCounter c = registry.find(counter).tags("purgatory", purgatory).functionCounter();
+        return c == null ? Double.NaN : c.count();
     }
 
     /** How late after their deadlines a purgatory's operations expired, in total so far. */

@@ -40,10 +40,12 @@ public final class OrderPayments implements AutoCloseable {
 
     /**
      * Builds the waits from {@code waits} (its name, meters, a manual timer in tests...), keeping
-     * each payment for {@code earlyPaymentWindow} so that a wait registered within it still gets it.
+     * each payment for {@code earlyPaymentWindow} so that a wait registered within it still gets it,
+     * and counting a payment late when it comes within that window after its order's wait ended.
      */
     public OrderPayments(KeyedWaitsBuilder waits, Duration earlyPaymentWindow) {
-        this.waits = waits.retainEvents(earlyPaymentWindow, MAX_EARLY_PAYMENTS).build();
+        this.waits = waits.retainEvents(earlyPaymentWindow, MAX_EARLY_PAYMENTS)
+                .lateEvents(earlyPaymentWindow, MAX_EARLY_PAYMENTS).build();
     }
 
     /** Waits up to {@code timeout} for the payment of {@code orderId}; else fails with a {@link TimeoutException}. */

@@ -43,7 +43,7 @@ class DemoHistoryTest {
     }
 
     @Test
-    void sample_ratesAreTheCounterDifferencesOverTheTimeSinceThePreviousSample() {
+    void sample_countersMoved_ratesAreTheDifferencesOverTheTimeSinceThePreviousSample() {
         produce.set(counters("produce", 100, 10, 4, 2, 6));
         DemoHistory.Figures first = history.sample(at(1)).purgatories().get(0);
 
@@ -96,7 +96,7 @@ class DemoHistoryTest {
     }
 
     @Test
-    void toJson_givesTheLatestSeqAndNullForAnUnknownFigure() {
+    void toJson_samplesTaken_givesTheLatestSeqAndNullForAnUnknownFigure() {
         history.sample(at(1));
         history.sample(at(2));
 

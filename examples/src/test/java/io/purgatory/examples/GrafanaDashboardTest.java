@@ -17,7 +17,7 @@ class GrafanaDashboardTest {
     private static final Path DASHBOARD = Path.of("grafana", "purgatory-dashboard.json");
 
     @Test
-    void dashboard_queriesOnlyMetricsTheDemoExports() throws IOException {
+    void dashboard_everyQuery_usesOnlyMetricsTheDemoExports() throws IOException {
         String json = Files.readString(DASHBOARD);
         Set<String> queried = new TreeSet<>();
         Matcher expr = Pattern.compile("\"(?:expr|definition)\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(json);

@@ -191,7 +191,7 @@ class HttpApiTest {
     }
 
     @Test
-    void dashboard_isSelfContained() throws Exception {
+    void dashboard_servedAtTheRoot_isSelfContained() throws Exception {
         HttpResponse<String> page = done(get("/"));
 
         assertThat(page.statusCode()).isEqualTo(200);

@@ -101,7 +101,7 @@ class PortingFromKafkaTest {
     }
 
     @Test
-    void checkAndCompleteAtAPosition_triesOnlyTheOperationsThatPositionReaches() {
+    void checkAndComplete_atAPosition_triesOnlyTheOperationsThatPositionReaches() {
         AwaitOffset near = new AwaitOffset(30_000, highWatermark, 42);
         AwaitOffset far = new AwaitOffset(30_000, highWatermark, 1_000);
         purgatory.tryCompleteElseWatch(far, partition, 1_000);
@@ -248,7 +248,7 @@ class PortingFromKafkaTest {
     }
 
     @Test
-    void delayLongMaxValue_neverExpires() {
+    void delay_longMaxValue_neverExpires() {
         AwaitOffset forever = new AwaitOffset(Long.MAX_VALUE, highWatermark, 42);
         purgatory.tryCompleteElseWatch(forever, List.of(partition));
 

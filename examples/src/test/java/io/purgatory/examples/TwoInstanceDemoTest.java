@@ -45,7 +45,7 @@ class TwoInstanceDemoTest {
     }
 
     @Test
-    void aLongPollOnOneInstanceIsAnsweredByAPaymentPostedToTheOther() {
+    void longPoll_paymentPostedToTheOtherInstance_isAnsweredByIt() {
         PaymentInstance one = demo.instances().get(0);
         PaymentInstance two = demo.instances().get(1);
         CompletableFuture<HttpResponse<String>> poll = send("GET", one, "/orders/order-42/wait?timeoutMs=60000");
@@ -63,7 +63,7 @@ class TwoInstanceDemoTest {
     }
 
     @Test
-    void aPaymentPostedBeforeTheLongPollStillAnswersIt() {
+    void longPoll_paymentPostedBefore_isStillAnsweredByIt() {
         PaymentInstance one = demo.instances().get(0);
         PaymentInstance two = demo.instances().get(1);
         assertThat(send("POST", one, "/orders/order-7/paid?amountCents=99").join().statusCode()).isEqualTo(202);
@@ -76,7 +76,7 @@ class TwoInstanceDemoTest {
     }
 
     @Test
-    void badInputGets400Or404() {
+    void request_badInput_gets400Or404() {
         PaymentInstance one = demo.instances().get(0);
         assertThat(send("GET", one, "/orders/o/wait?timeoutMs=soon").join().statusCode()).isEqualTo(400);
         assertThat(send("GET", one, "/orders/o/elsewhere").join().statusCode()).isEqualTo(404);
@@ -84,7 +84,7 @@ class TwoInstanceDemoTest {
     }
 
     @Test
-    void paidWithoutAmountCentsGets400NamingIt() {
+    void paid_withoutAmountCents_gets400NamingIt() {
         HttpResponse<String> paid = send("POST", demo.instances().get(0), "/orders/order-9/paid").join();
 
         assertThat(paid.statusCode()).isEqualTo(400);

@@ -23,12 +23,13 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * @param consumerProperties the user's consumer properties (none the feed sets itself)
  * @param createTopic the topic to create if it is missing, or null: never create it
  * @param env the clock, clients and timeouts: the real ones, or a test's
+ * @param tracing how records are handed over in their trace ({@link KafkaTracing}), or null: untraced
  */
 record FeedConfig<K, V>(KeyedWaits<K, V> waits, String topic, String name, Map<String, Object> consumerProperties,
                         Function<? super ConsumerRecord<byte[], byte[]>, ? extends K> keyOf,
                         Function<? super ConsumerRecord<byte[], byte[]>, ? extends V> valueOf,
                         Duration readBack, Duration lagThreshold, Duration refreshInterval, boolean closeWaits,
-                        BrokerChecks.TopicSpec createTopic, FeedEnvironment env) {
+                        BrokerChecks.TopicSpec createTopic, FeedEnvironment env, RecordTracing tracing) {
 
     /** The properties the feed sets itself, whatever the user gives: the user may not set them. */
     static final Map<String, Object> FIXED = Map.of(

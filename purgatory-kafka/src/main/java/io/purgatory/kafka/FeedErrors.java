@@ -21,6 +21,7 @@ final class FeedErrors {
     private final ThrottledWarning complete;
     private final ThrottledWarning consumer;
     private final ThrottledWarning interrupt;
+    private final ThrottledWarning tracing;
 
     FeedErrors(String name, FeedCounters counters, Logger log, Clock clock) {
         this.name = name;
@@ -29,6 +30,7 @@ final class FeedErrors {
         this.complete = new ThrottledWarning(log, clock, INTERVAL_NANOS);
         this.consumer = new ThrottledWarning(log, clock, INTERVAL_NANOS);
         this.interrupt = new ThrottledWarning(log, clock, INTERVAL_NANOS);
+        this.tracing = new ThrottledWarning(log, clock, INTERVAL_NANOS);
     }
 
     /** The key or value function threw for {@code record}: the record is skipped. */
@@ -43,6 +45,12 @@ final class FeedErrors {
         counters.completeError();
         log(complete, "Feed '" + name + "': complete(key, value) threw for the record at " + at(record)
                 + " (its key's hashCode or equals?); it is skipped", error);
+    }
+
+    /** The tracer or the propagator threw while tracing {@code record}: the record is handed over regardless (F8). */
+    void tracing(ConsumerRecord<?, ?> record, Throwable error) {
+        log(tracing, "Feed '" + name + "': tracing the record at " + at(record) + " failed; the record is handed"
+                + " over regardless", error);
     }
 
     /** A call of the consumer or a lookup of the broker failed: {@code what} failed, and what the feed does next. */

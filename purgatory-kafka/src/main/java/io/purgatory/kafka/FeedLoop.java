@@ -77,6 +77,8 @@ final class FeedLoop<K, V> implements Runnable {
     private final FeedCounters counters;
     private final FeedHealth health;
     private final FeedErrors errors;
+    /** How records are handed over in their trace, or null: untraced (KafkaTracing's F7). */
+    private final RecordTracing tracing;
     private final Clock clock;
     private final LongSupplier wallClockMs;
     private final long fromTimestampMs;
@@ -103,6 +105,7 @@ final class FeedLoop<K, V> implements Runnable {
         this.health = health;
         this.clock = env.clock();
         this.errors = new FeedErrors(name, counters, LOG, clock);
+        this.tracing = config.tracing();
         this.wallClockMs = env.wallClockMs();
         this.readBackMs = config.readBack().toMillis();
         this.fromTimestampMs = Math.max(0, wallClockMs.getAsLong() - readBackMs);
@@ -220,7 +223,8 @@ final class FeedLoop<K, V> implements Runnable {
             }
             int answered;
             try {
-                answered = waits.complete(key, value);
+                answered = tracing == null ? waits.complete(key, value)
+                        : tracing.handOver(record, () -> waits.complete(key, value), errors);
             } catch (Throwable e) {
                 errors.complete(record, e);
                 return;

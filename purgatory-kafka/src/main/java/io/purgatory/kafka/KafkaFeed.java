@@ -53,6 +53,10 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * down is retried. Records are read as bytes and mapped by your functions, so a record that cannot
  * be decoded is a counted mapping error, never a poison pill.
  *
+ * <p><b>Traces across instances.</b> Publish with {@link KafkaTracing#inject} and build the feed
+ * with {@link Builder#tracing}: each record is handed over inside a span of the publisher's trace,
+ * current while the waits it answers end (Micrometer Tracing, needed only then).
+ *
  * <p><b>Shutdown order.</b> Close the feed before the waits. With {@link Builder#closeWaits
  * closeWaits(true)} its {@link #close()} does both, in that order. Closing the waits first is
  * harmless: the feed stops at the next record, and a closed wait is never completed.
@@ -256,6 +260,7 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
         private Duration refreshInterval = Duration.ofSeconds(10);
         private boolean closeWaits;
         private BrokerChecks.TopicSpec createTopic;
+        private KafkaTracing tracing;
         // the environment (FeedEnvironment.real()'s parts), replaced by tests
         private Clock clock = Clock.system();
         private LongSupplier wallClockMs = System::currentTimeMillis;
@@ -377,6 +382,17 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Hands each record that carries a trace context (put there by the publisher's
+         * {@link KafkaTracing#inject}) to the waits inside a span of its trace: a child of the
+         * publisher's span, current while the waits it answers end, so their observer can link to
+         * it (see {@link KafkaTracing}). Default: no tracing, and no Micrometer Tracing needed.
+         */
+        public Builder<K, V> tracing(KafkaTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
+            return this;
+        }
+
         /** If true, {@link KafkaFeed#close()} closes the waits after the feed has stopped (default false). */
         public Builder<K, V> closeWaits(boolean close) {
             this.closeWaits = close;
@@ -397,9 +413,10 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             }
             FeedEnvironment env = new FeedEnvironment(clock, wallClockMs, consumerFactory, adminFactory, pollTimeout,
                     apiTimeout, retryBackoff);
-            return new KafkaFeed<>(new FeedConfig<>(waits, topic, name != null ? name : waits.name(),
-                    consumerProperties, keyOf, valueOf, readBack, lagThreshold, refreshInterval, closeWaits,
-                    createTopic, env));
+            String feedName = name != null ? name : waits.name();
+            return new KafkaFeed<>(new FeedConfig<>(waits, topic, feedName, consumerProperties, keyOf, valueOf,
+                    readBack, lagThreshold, refreshInterval, closeWaits, createTopic, env,
+                    tracing == null ? null : tracing.forFeed(feedName, topic)));
         }
 
         Builder<K, V> clock(Clock testClock) {

@@ -23,14 +23,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class BrokerRestartTest {
 
     @Test
-    void aBrokerRestartMidStreamLosesNothing() throws Exception {
+    void feed_brokerRestartMidStream_losesNothing() throws Exception {
         streamThroughRestarts(3_000, 1);
     }
 
     /** The longer version: several restarts, one of them a kill (mvn -Pslow). */
     @Test
     @Tag("slow")
-    void restartsAndAKillMidStreamLoseNothing() throws Exception {
+    void feed_restartsAndAKillMidStream_loseNothing() throws Exception {
         streamThroughRestarts(20_000, 4);
     }
 

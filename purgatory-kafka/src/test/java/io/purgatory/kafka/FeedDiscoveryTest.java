@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class FeedDiscoveryTest {
 
     @Test
-    void aPartitionAddedToTheTopicIsFoundAtTheNextRefreshAndAnEventThereAnswersItsWait() {
+    void refresh_partitionAddedToTheTopic_isFoundAtTheNextRefreshAndAnEventThereAnswersItsWait() {
         String topic = SharedBroker.newTopic("grows-at-refresh", 1);
         ManualClock clock = new ManualClock();
         Duration interval = Duration.ofHours(1);

@@ -81,7 +81,7 @@ class FeedFaultMatrixTest {
 
     @ParameterizedTest(name = "{0} throws {1} on {2}")
     @MethodSource("cells")
-    void aThrowingCallCostsItsRecordOrItsStepOnly(Call call, Fault fault, Path path) {
+    void userCall_throwsOnAPath_costsItsRecordOrItsStepOnly(Call call, Fault fault, Path path) {
         FakeBroker broker = new FakeBroker("t", 1);
         KeyedWaits<Key, String> waits = KeyedWaits.builder("matrix").retainEvents(WINDOW, 100).build();
         CompletableFuture<String> good = waits.await(new Key("good", null), Duration.ofSeconds(60));
@@ -131,7 +131,7 @@ class FeedFaultMatrixTest {
     }
 
     @Test
-    void aStageThatInterruptsTheFeedsThreadDoesNotStopIt() {
+    void dispatch_stageInterruptsTheFeedsThread_doesNotStopIt() {
         FakeBroker broker = new FakeBroker("t", 1);
         KeyedWaits<String, String> waits = KeyedWaits.builder("interrupted").retainEvents(WINDOW, 100).build();
         try (LogCapture log = new LogCapture(KafkaFeed.class);

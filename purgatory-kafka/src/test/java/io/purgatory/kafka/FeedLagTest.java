@@ -24,7 +24,7 @@ class FeedLagTest {
     private static final Duration WINDOW = Duration.ofSeconds(60);
 
     @Test
-    void aFeedBehindTheTopicShowsItsLagAndIsLaggingUntilItCatchesUp() {
+    void lag_feedBehindTheTopic_isShownAndTheFeedIsLaggingUntilItCatchesUp() {
         String topic = SharedBroker.newTopic("lag", 2);
         int events = 2_000;
         try (Instance b = Instance.start("b", topic, WINDOW, null)) {
@@ -67,7 +67,7 @@ class FeedLagTest {
 
     @Test
     @SuppressWarnings("FutureReturnValueIgnored") // the stage is there to block the feed's thread
-    void aFeedWhoseThreadIsBlockedByAStageIsLagging() throws Exception {
+    void isLagging_feedThreadBlockedByAStage_isTrue() throws Exception {
         String topic = SharedBroker.newTopic("blocked", 1);
         CountDownLatch release = new CountDownLatch(1);
         try (Instance a = Instance.start("a", topic, WINDOW, null, feed -> feed.lagThreshold(Duration.ofMillis(1)));

@@ -22,7 +22,7 @@ class FeedLifecycleTest {
     private static final Duration WINDOW = Duration.ofSeconds(30);
 
     @Test
-    void closeStopsTheFeedThenClosesTheWaitsAndNothingCompletesAClosedWait() {
+    void close_closeWaitsSet_stopsTheFeedThenClosesTheWaitsAndNothingCompletesAClosedWait() {
         String topic = SharedBroker.newTopic("close", 1);
         try (Instance b = Instance.start("b", topic, WINDOW, null)) {
             Instance a = Instance.start("a", topic, WINDOW, null);
@@ -43,7 +43,7 @@ class FeedLifecycleTest {
     }
 
     @Test
-    void wasClosedFirstTheFeedStopsByItselfAndSaysSo() {
+    void feed_waitsClosedFirst_stopsByItselfAndSaysSo() {
         String topic = SharedBroker.newTopic("waits-first", 1);
         try (LogCapture log = new LogCapture(KafkaFeed.class);
              Instance b = Instance.start("b", topic, WINDOW, null)) {
@@ -66,7 +66,7 @@ class FeedLifecycleTest {
     }
 
     @Test
-    void aThrowingMappingFunctionCostsItsRecordOnlyAndIsCountedAndLogged() throws Exception {
+    void mappingFunction_throws_costsItsRecordOnlyAndIsCountedAndLogged() throws Exception {
         String topic = SharedBroker.newTopic("mapping", 1);
         try (LogCapture log = new LogCapture(KafkaFeed.class);
              Instance b = Instance.start("b", topic, WINDOW, null)) {
@@ -101,7 +101,7 @@ class FeedLifecycleTest {
     }
 
     @Test
-    void startAndCloseAreCheckedAndCloseIsIdempotent() {
+    void startAndClose_repeatedOrOutOfOrder_areCheckedAndCloseIsIdempotent() {
         String topic = SharedBroker.newTopic("lifecycle", 1);
         KeyedWaits<String, String> waits = KeyedWaits.builder("lifecycle").build();
         KafkaFeed<String, String> feed = feed(waits, topic).build();
@@ -121,7 +121,7 @@ class FeedLifecycleTest {
     }
 
     @Test
-    void partitionsAddedToTheTopicAreFoundAndReadFromTheirStart() {
+    void refresh_partitionsAddedToTheTopic_areFoundAndReadFromTheirStart() {
         String topic = SharedBroker.newTopic("grows", 1);
         try (Instance a = Instance.start("a", topic, WINDOW, null,
                 feed -> feed.refreshInterval(Duration.ofMillis(200)));
@@ -145,7 +145,7 @@ class FeedLifecycleTest {
     }
 
     @Test
-    void aFeedStartedBeforeItsTopicExistsSaysSoOnceAndReadsItWhenItComes() throws Exception {
+    void start_beforeTheTopicExists_saysSoOnceAndReadsItWhenItComes() throws Exception {
         String topic = "later-" + System.nanoTime();
         try (LogCapture log = new LogCapture(KafkaFeed.class)) {
             KeyedWaits<String, String> waits = KeyedWaits.builder("later").retainEvents(WINDOW, 100).build();

@@ -26,7 +26,7 @@ class FeedPositioningTest {
     private static final Duration WINDOW = Duration.ofSeconds(30);
 
     @Test
-    void aLookupThatFailsAtStartIsTriedAgainAndEveryPartitionIsRead() {
+    void start_lookupFailsOnce_isTriedAgainAndEveryPartitionIsRead() {
         FakeBroker broker = new FakeBroker("t", 3);
         broker.failNextLookup(new TimeoutException("the broker restarts"));
         KeyedWaits<String, String> waits = KeyedWaits.builder("a1").retainEvents(WINDOW, 100).build();
@@ -53,7 +53,7 @@ class FeedPositioningTest {
     }
 
     @Test
-    void stepByStep_aPartitionIsAssignedOnlyWithItsPosition() {
+    void feedLoop_stepByStepWithFailingLookups_assignsAPartitionOnlyWithItsPosition() {
         ManualClock clock = new ManualClock();
         FakeBroker broker = new FakeBroker("t", 2);
         broker.append(0, "order-0", "paid-0");
@@ -91,7 +91,7 @@ class FeedPositioningTest {
     }
 
     @Test
-    void aPositionTheBrokerNoLongerHasIsCountedLoggedAndPositionedAgainByTimestamp() {
+    void poll_positionTheBrokerNoLongerHas_isCountedLoggedAndPositionedAgainByTimestamp() {
         FakeBroker broker = new FakeBroker("t", 1);
         KeyedWaits<String, String> waits = KeyedWaits.builder("offsets").retainEvents(WINDOW, 100).build();
         try (LogCapture log = new LogCapture(KafkaFeed.class);

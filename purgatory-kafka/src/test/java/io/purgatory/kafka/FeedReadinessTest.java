@@ -29,7 +29,7 @@ class FeedReadinessTest {
     private static final Duration WINDOW = Duration.ofSeconds(30);
 
     @Test
-    void aFeedIsReadyOnlyWhileItsTopicExistsAndTheBrokerAnswers() {
+    void isReady_topicMissingThenPresent_onlyWhileItsTopicExistsAndTheBrokerAnswers() {
         String topic = "missing-" + System.nanoTime();
         KeyedWaits<String, String> waits = KeyedWaits.builder("deaf").retainEvents(WINDOW, 100).build();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -78,7 +78,7 @@ class FeedReadinessTest {
     }
 
     @Test
-    void aFeedBuiltToCreateItsTopicCreatesItAndASecondOneTakesItAsItIs() throws Exception {
+    void createTopicIfMissing_topicMissing_createsItAndASecondFeedTakesItAsItIs() throws Exception {
         String topic = "created-" + System.nanoTime();
         KeyedWaits<String, String> first = KeyedWaits.builder("creator").retainEvents(WINDOW, 100).build();
         KeyedWaits<String, String> second = KeyedWaits.builder("latecomer").retainEvents(WINDOW, 100).build();

@@ -26,7 +26,7 @@ class FeedUnitTest {
     }
 
     @Test
-    void badInputIsNamed() {
+    void builder_badInput_isNamedWithItsValue() {
         assertThatThrownBy(() -> KafkaFeed.builder(waits, " ")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("topic");
         assertThatThrownBy(() -> KafkaFeed.builder(waits, "pay ments")).isInstanceOf(IllegalArgumentException.class)
@@ -68,7 +68,7 @@ class FeedUnitTest {
     }
 
     @Test
-    void theReadBackIsTheWaitsWindowAndTheNameTheirsUnlessGiven() {
+    void build_readBackAndNameNotGiven_areTheWaitsWindowAndName() {
         KafkaFeed.Builder<String, String> b = KafkaFeed.builder(waits, "t");
         KafkaFeed<String, String> feed = b.bootstrapServers("127.0.0.1:1").key(r -> "k").value(r -> "v").build();
         assertThat(feed.config().readBack()).isEqualTo(Duration.ofSeconds(30));
@@ -81,7 +81,7 @@ class FeedUnitTest {
     }
 
     @Test
-    void theMetersReadTheLiveCountersAndLeaveOnClose() {
+    void kafkaFeedMetrics_bound_readTheLiveCountersAndLeaveOnClose() {
         ManualClock clock = new ManualClock();
         KafkaFeed<String, String> feed = KafkaFeed.builder(waits, "payments").bootstrapServers("127.0.0.1:1")
                 .key(r -> "k").value(r -> "v").name("pay").clock(clock).build();
@@ -135,7 +135,7 @@ class FeedUnitTest {
     }
 
     @Test
-    void aRepeatedWarningIsLoggedOncePerIntervalWithTheCountOfTheOthers() {
+    void throttledWarning_repeated_isLoggedOncePerIntervalWithTheCountOfTheOthers() {
         ManualClock clock = new ManualClock();
         try (LogCapture log = new LogCapture(FeedUnitTest.class)) {
             ThrottledWarning warning = new ThrottledWarning(LoggerFactory.getLogger(FeedUnitTest.class), clock,

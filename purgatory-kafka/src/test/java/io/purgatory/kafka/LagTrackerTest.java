@@ -21,7 +21,7 @@ class LagTrackerTest {
     private long now = -5; // near zero, to cross it
 
     @Test
-    void aFeedIsBehindFromItsStartUntilItReachesTheEndItFirstSaw() {
+    void lagging_fromTheStart_untilTheFeedReachesTheEndItFirstSaw() {
         health.started(now);
         health.phase(FeedState.READY);
         LagTracker lag = new LagTracker(health, now);
@@ -47,7 +47,7 @@ class LagTrackerTest {
     }
 
     @Test
-    void aFeedThatKeepsReachingWhatItSawIsNotLaggingThoughNeverAtZero() {
+    void lagging_feedKeepsReachingWhatItSaw_isFalseThoughTheLagIsNeverZero() {
         LagTracker lag = start();
         long position = 0;
         for (int round = 0; round < 100; round++) {
@@ -61,7 +61,7 @@ class LagTrackerTest {
     }
 
     @Test
-    void aFeedThatDoesNotReachWhatItSawWithinTheThresholdIsLagging() {
+    void lagging_feedDoesNotReachWhatItSawWithinTheThreshold_isTrue() {
         LagTracker lag = start();
         lag.lag(P0, 1_000);
         lag.update(this::position, now += 1);
@@ -76,7 +76,7 @@ class LagTrackerTest {
     }
 
     @Test
-    void aPartitionBeingValidatedKeepsTheRoundOpen() {
+    void lagging_partitionBeingValidated_keepsTheRoundOpen() {
         LagTracker lag = start();
         lag.lag(P0, 10);
         lag.update(this::position, now += 1);
@@ -90,7 +90,7 @@ class LagTrackerTest {
     }
 
     @Test
-    void aBrokerSilentForLongerThanTheLimitMakesTheFeedLaggingAndItsLagUnknown() {
+    void lagging_brokerSilentForLongerThanTheLimit_isTrueAndTheLagUnknown() {
         start();
         health.answered(now);
         long silentUntil = now + FeedHealth.MAX_SILENCE_NANOS;

@@ -26,7 +26,7 @@ class TryItDocTest {
     private static final String PROGRAM = "purgatory-kafka/src/test/java/io/purgatory/kafka/tryit/TryTheFeed.java";
 
     @Test
-    void theDocsProgramIsTheFileAndTheirCommandsAreThoseOfThePoms() throws IOException {
+    void kafkaFeedDoc_programAndCommands_areTheFileAndThoseOfThePoms() throws IOException {
         String docs = Files.readString(ROOT.resolve("docs/kafka-feed.md"));
         Matcher block = Pattern.compile("<!-- file: " + Pattern.quote(PROGRAM) + " -->\n```java\n(.*?)```\n",
                 Pattern.DOTALL).matcher(docs);
@@ -42,7 +42,7 @@ class TryItDocTest {
     }
 
     @Test
-    void theDocsProgramAnswersItsWaitThroughARealBroker() throws Exception {
+    void tryTheFeed_realBroker_answersItsWait() throws Exception {
         SharedBroker.broker().createTopic("payments", 3);
         PrintStream out = System.out;
         ByteArrayOutputStream printed = new ByteArrayOutputStream();

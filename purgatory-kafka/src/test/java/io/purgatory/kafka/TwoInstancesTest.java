@@ -23,7 +23,7 @@ class TwoInstancesTest {
     private static final Duration WINDOW = Duration.ofSeconds(30);
 
     @Test
-    void aWaitOnOneInstanceIsAnsweredByAnEventPublishedThroughTheOther() throws Exception {
+    void feed_eventPublishedThroughTheOtherInstance_answersTheWaitOnThisOne() throws Exception {
         String topic = SharedBroker.newTopic("payments", 3);
         try (Instance a = Instance.start("a", topic, WINDOW, null);
              Instance b = Instance.start("b", topic, WINDOW, null)) {
@@ -43,7 +43,7 @@ class TwoInstancesTest {
     }
 
     @Test
-    void everyPartitionIsReadByEveryInstance() {
+    void feed_topicOfFourPartitions_everyPartitionIsReadByEveryInstance() {
         String topic = SharedBroker.newTopic("orders", 4);
         try (Instance a = Instance.start("a", topic, WINDOW, null);
              Instance b = Instance.start("b", topic, WINDOW, null)) {
@@ -64,7 +64,7 @@ class TwoInstancesTest {
     }
 
     @Test
-    void anEventPublishedBeforeTheWaitAnswersItInsideTheWindowAndNotAfter() {
+    void readBack_eventPublishedBeforeTheWait_answersItInsideTheWindowAndNotAfter() {
         String topic = SharedBroker.newTopic("early", 2);
         ManualTimer timer = new ManualTimer(); // the waits' time: the window passes when the test says so
         try (Instance a = Instance.start("a", topic, WINDOW, timer);
@@ -88,7 +88,7 @@ class TwoInstancesTest {
     }
 
     @Test
-    void anInstanceStartedAfterTheEventReadsBackTheWindowByTimestampAndNoFurther() {
+    void readBack_instanceStartedAfterTheEvent_readsBackTheWindowByTimestampAndNoFurther() {
         String topic = SharedBroker.newTopic("restarted", 1);
         long now = System.currentTimeMillis();
         try (var producer = Instance.producer()) { // records produced long ago and just now, by their timestamps
@@ -108,7 +108,7 @@ class TwoInstancesTest {
     }
 
     @Test
-    void aFeedOfWaitsWithoutRetentionReadsOnlyWhatComesAfterItsStart() {
+    void readBack_zero_readsOnlyWhatComesAfterTheStart() {
         String topic = SharedBroker.newTopic("no-window", 1);
         try (Instance b = Instance.start("b", topic, WINDOW, null)) {
             b.publish("order-1", "before");

@@ -25,6 +25,10 @@ import java.util.Objects;
  *       never watched: add it to the completed timer's count for every completion),
  *       {@code purgatory.callback.errors} (tagged {@code callback}), {@code purgatory.rejected},
  *       {@code purgatory.purges}, {@code purgatory.expirations.refused};
+ *   <li>for {@code KeyedWaits}: the counters {@code purgatory.events.unanswered} (events that
+ *       answered no wait; with early events, none within their window either) and
+ *       {@code purgatory.events.late} (events that answered no wait after a wait on their key timed
+ *       out or was cancelled, within {@code KeyedWaitsBuilder.lateEvents}' window);
  *   <li>for {@code KeyedWaits} that retain early events: the gauge {@code purgatory.events.retained}
  *       and the counters {@code purgatory.events.retained.hits} and
  *       {@code purgatory.events.retained.evicted}.

@@ -64,7 +64,8 @@ final class PurgatoryMeters implements MetricsRecorder {
     static final Set<String> NAMES = Set.of("purgatory.pending", "purgatory.watched", "purgatory.keys",
             "purgatory.operations", "purgatory.expiration.lateness", "purgatory.completed.first.try",
             "purgatory.callback.errors", "purgatory.rejected", "purgatory.purges", "purgatory.expirations.refused",
-            "purgatory.events.retained", "purgatory.events.retained.hits", "purgatory.events.retained.evicted");
+            "purgatory.events.retained", "purgatory.events.retained.hits", "purgatory.events.retained.evicted",
+            "purgatory.events.unanswered", "purgatory.events.late");
 
     /** Held by every binding's check and registrations (M1, M2), in any registry. */
     private static final Object BINDING = new Object();
@@ -181,6 +182,13 @@ final class PurgatoryMeters implements MetricsRecorder {
         counter("purgatory.expirations.refused",
                 "Expirations the expiration executor refused (execute threw); they ran on the timer's thread", s,
                 tags, MetricsSource::expirationsRefused);
+        if (s.countsEvents()) {
+            counter("purgatory.events.unanswered", "Events of keyed waits that answered no wait and were not late",
+                    s, tags, MetricsSource::eventsUnanswered);
+            counter("purgatory.events.late",
+                    "Events of keyed waits that answered no wait, after a wait on their key timed out or was cancelled",
+                    s, tags, MetricsSource::eventsLate);
+        }
         if (s.retainsEvents()) {
             gauge("purgatory.events.retained", "events", "Early events kept for waits registered after them", s,
                     tags, MetricsSource::eventsRetained);

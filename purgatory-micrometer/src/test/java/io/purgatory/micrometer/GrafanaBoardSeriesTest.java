@@ -36,7 +36,7 @@ class GrafanaBoardSeriesTest {
     private static final Pattern EQUALS = Pattern.compile("(\\w+)=\\\\?\"([^\"\\\\$]+)\\\\?\"");
 
     @Test
-    void everyQueryOfTheBoard_findsItsSeriesInAPlainPrometheusRegistry() throws IOException {
+    void boardQueries_afterTraffic_eachFindsItsSeriesInAPlainPrometheusRegistry() throws IOException {
         String scrape = scrapeAfterTraffic();
         List<String> queries = queries(Files.readString(BOARD));
         assertThat(queries).as("queries of the board").hasSizeGreaterThanOrEqualTo(12);
@@ -66,7 +66,7 @@ class GrafanaBoardSeriesTest {
     }
 
     @Test
-    void p99Panels_bucketsCountTheCompletionsAndTheLateExpiry() {
+    void p99Panels_afterTraffic_bucketsCountTheCompletionsAndTheLateExpiry() {
         String scrape = scrapeAfterTraffic();
 
         assertThat(series(scrape, "purgatory_operations_seconds_bucket"))

@@ -175,7 +175,7 @@ class MicrometerMetricsTest {
     }
 
     @Test
-    void close_removesEveryMeterOfThisPurgatoryOnly() {
+    void close_twoPurgatoriesOnOneRegistry_removesEveryMeterOfThisPurgatoryOnly() {
         DelayedOperationPurgatory<Op> other = builder("other").build();
         int both = registry.getMeters().size();
 

@@ -30,7 +30,8 @@ final class PropertyRules {
     /** Whether {@link #check} has rules for objects of {@code type}: the properties and their groups. */
     static boolean supports(Class<?> type) {
         return type == PurgatoryProperties.class || type == PurgatoryProperties.SharedRuntime.class
-                || type == PurgatoryProperties.Metrics.class || type == PurgatoryProperties.Health.class;
+                || type == PurgatoryProperties.Metrics.class || type == PurgatoryProperties.Health.class
+                || type == PurgatoryProperties.Observations.class;
     }
 
     /** Rejects each field of {@code target} out of its range into {@code errors}, under its property name. */

@@ -2,6 +2,7 @@ package io.purgatory.spring;
 
 import io.purgatory.MetricsRecorderFactory;
 import io.purgatory.PurgatoryRuntime;
+import io.purgatory.WaitObserver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -13,8 +14,9 @@ import org.springframework.context.annotation.Bean;
  * expiration executor) unless the application defines its own, a {@link PurgatoryFactory} of
  * builders on it, the metrics binding of every purgatory bean not bound yet (when
  * the context has a {@link MetricsRecorderFactory}: see {@link PurgatoryMetricsAutoConfiguration}),
- * and the shutdown that settles them all ({@link PurgatoryShutdown}). Each bean backs off when the
- * application defines one of its type.
+ * the observation of each wait of the factory's builders (when it has a {@link WaitObserver}: see
+ * {@link PurgatoryObservationAutoConfiguration}), and the shutdown that settles them all
+ * ({@link PurgatoryShutdown}). Each bean backs off when the application defines one of its type.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(PurgatoryProperties.class)
@@ -31,12 +33,13 @@ public final class PurgatoryAutoConfiguration {
                 .build();
     }
 
-    /** Builders of keyed waits and purgatories on the shared runtime, with the properties and metrics applied. */
+    /** Builders of keyed waits and purgatories on the shared runtime, with the properties, metrics and observer. */
     @Bean
     @ConditionalOnMissingBean
     public PurgatoryFactory purgatoryFactory(PurgatoryRuntime runtime, PurgatoryProperties properties,
-                                             ObjectProvider<MetricsRecorderFactory> metrics) {
-        return new PurgatoryFactory(runtime, properties, metrics::getIfUnique);
+                                             ObjectProvider<MetricsRecorderFactory> metrics,
+                                             ObjectProvider<WaitObserver> observer) {
+        return new PurgatoryFactory(runtime, properties, metrics::getIfUnique, observer::getIfUnique);
     }
 
     /** Binds the purgatory beans that have no metrics yet, when the context has metrics. */

@@ -15,8 +15,9 @@ import org.springframework.validation.Validator;
  * The {@code purgatory.*} properties. They configure what the starter builds: the shared
  * {@code PurgatoryRuntime} ({@code purgatory.runtime.*}), the builders a {@link PurgatoryFactory}
  * hands out ({@code shards}, {@code max-pending}, {@code close-policy}), the Micrometer binding of
- * every purgatory bean not bound yet ({@code purgatory.metrics.*}) and the health
- * contributor ({@code purgatory.health.*}). A purgatory you build yourself with
+ * every purgatory bean not bound yet ({@code purgatory.metrics.*}), the observation of each wait
+ * of the factory's purgatories ({@code purgatory.observations.*}) and the health contributor
+ * ({@code purgatory.health.*}). A purgatory you build yourself with
  * {@code KeyedWaits.builder(...)} or {@code DelayedOperationPurgatory.builder(...)} keeps its own
  * settings; only the metrics binding reaches it, when it is a bean. The defaults are the core's
  * ({@code PurgatoryBuilder.DEFAULT_SHARDS}, {@code TimerGeometry.DEFAULT}); the IDE metadata
@@ -31,6 +32,7 @@ public class PurgatoryProperties implements Validator {
 
     private final SharedRuntime runtime = new SharedRuntime();
     private final Metrics metrics = new Metrics();
+    private final Observations observations = new Observations();
     private final Health health = new Health();
 
     /** Shards of the key space of each purgatory from the PurgatoryFactory: a power of two from 1 to 65536. */
@@ -72,6 +74,11 @@ public class PurgatoryProperties implements Validator {
     /** The metrics binding's settings. */
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    /** The observations' settings. */
+    public Observations getObservations() {
+        return observations;
     }
 
     /** The health contributor's settings. */
@@ -188,6 +195,27 @@ public class PurgatoryProperties implements Validator {
         /** Sets the histogram bucket boundaries of both timers. */
         public void setBuckets(List<Duration> buckets) {
             this.buckets = buckets;
+        }
+    }
+
+    /** The observation of each wait in the context's ObservationRegistry. */
+    public static class Observations {
+
+        /**
+         * Whether each wait of the purgatories and keyed waits from the PurgatoryFactory is a
+         * Micrometer Observation (purgatory.wait) in the context's ObservationRegistry: a span when
+         * Micrometer Tracing is configured, a timer with the meter handler.
+         */
+        private boolean enabled = true;
+
+        /** Whether each wait is observed. */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** Sets whether each wait is observed. */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class ConfigurationMetadataTest {
 
     @Test
-    void metadata_describesEveryPurgatoryProperty() throws IOException {
+    void metadata_everyPurgatoryProperty_isDescribed() throws IOException {
         JsonNode metadata = metadata();
         List<String> names = new ArrayList<>();
         for (JsonNode property : metadata.get("properties")) {
@@ -36,7 +36,8 @@ class ConfigurationMetadataTest {
 
         assertThat(names).containsExactlyInAnyOrder("purgatory.runtime.name", "purgatory.runtime.tick",
                 "purgatory.runtime.wheel-size", "purgatory.shards", "purgatory.max-pending", "purgatory.close-policy",
-                "purgatory.metrics.enabled", "purgatory.metrics.buckets", "purgatory.health.rejection-window");
+                "purgatory.metrics.enabled", "purgatory.metrics.buckets", "purgatory.observations.enabled",
+                "purgatory.health.rejection-window");
     }
 
     /**
@@ -44,7 +45,7 @@ class ConfigurationMetadataTest {
      * read: additional-spring-configuration-metadata.json repeats them, and this fails if they drift.
      */
     @Test
-    void metadataDefaults_areTheCoresConstants() throws IOException {
+    void metadata_defaults_areTheCoresConstants() throws IOException {
         Map<String, String> defaults = new HashMap<>();
         for (JsonNode property : metadata().get("properties")) {
             defaults.put(property.get("name").asText(), property.path("defaultValue").asText(null));
@@ -55,14 +56,15 @@ class ConfigurationMetadataTest {
                 .containsEntry("purgatory.runtime.tick", TimerGeometry.DEFAULT.tickMs() + "ms")
                 .containsEntry("purgatory.runtime.wheel-size", String.valueOf(TimerGeometry.DEFAULT.wheelSize()))
                 .containsEntry("purgatory.max-pending", "0")
-                .containsEntry("purgatory.close-policy", "expire");
+                .containsEntry("purgatory.close-policy", "expire")
+                .containsEntry("purgatory.observations.enabled", "true");
         assertThat(properties.getShards()).isEqualTo(PurgatoryBuilder.DEFAULT_SHARDS);
         assertThat(properties.getRuntime().getTick()).isEqualTo(Duration.ofMillis(TimerGeometry.DEFAULT.tickMs()));
         assertThat(properties.getRuntime().getWheelSize()).isEqualTo(TimerGeometry.DEFAULT.wheelSize());
     }
 
     @Test
-    void autoConfigurations_areRegisteredForSpringBoot() throws IOException {
+    void autoConfigurations_importsFile_registersEachForSpringBoot() throws IOException {
         String imports;
         try (InputStream in = getClass().getResourceAsStream(
                 "/META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports")) {
@@ -70,8 +72,9 @@ class ConfigurationMetadataTest {
         }
 
         assertThat(imports.lines()).containsExactly(PurgatoryAutoConfiguration.class.getName(),
-                PurgatoryMetricsAutoConfiguration.class.getName(), PurgatoryActuatorAutoConfiguration.class.getName(),
-                PurgatoryWebAutoConfiguration.class.getName());
+                PurgatoryMetricsAutoConfiguration.class.getName(),
+                PurgatoryObservationAutoConfiguration.class.getName(),
+                PurgatoryActuatorAutoConfiguration.class.getName(), PurgatoryWebAutoConfiguration.class.getName());
     }
 
     private JsonNode metadata() throws IOException {

@@ -63,7 +63,7 @@ class GracefulShutdownTest {
      * takes connections, and the context's beans are still there.
      */
     @Test
-    void gracefulShutdown_closesTheWaitsAfterTheServerStoppedTakingRequests() {
+    void close_gracefulShutdown_closesTheWaitsAfterTheServerStoppedTakingRequests() {
         ConfigurableApplicationContext app =
                 PaymentsApp.start(WebApplicationType.SERVLET, "--server.shutdown=graceful");
         KeyedWaits<String, Payment> payments = payments(app);

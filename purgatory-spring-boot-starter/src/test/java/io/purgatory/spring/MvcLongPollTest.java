@@ -109,7 +109,7 @@ class MvcLongPollTest {
     }
 
     @Test
-    void actuatorMetrics_showThePurgatoryMeters() throws IOException {
+    void actuator_metricsEndpoint_showsThePurgatoryMeters() throws IOException {
         JsonNode names = json(http.get("/actuator/metrics").join().body()).get("names");
         assertThat(names.toString()).contains("\"purgatory.pending\"", "\"purgatory.operations\"",
                 "\"purgatory.rejected\"", "\"purgatory.expiration.lateness\"");
@@ -120,7 +120,7 @@ class MvcLongPollTest {
     }
 
     @Test
-    void actuatorPrometheus_servesThePurgatorySeries() {
+    void actuator_prometheusEndpoint_servesThePurgatorySeries() {
         http.get("/orders/5/wait?timeoutMs=1").join(); // one operation timed, for the histogram's series
 
         String scrape = http.get("/actuator/prometheus").join().body();
@@ -131,7 +131,7 @@ class MvcLongPollTest {
     }
 
     @Test
-    void purgatoriesEndpoint_listsEachPurgatorysStats() throws IOException {
+    void actuator_purgatoriesEndpoint_listsEachPurgatorysStats() throws IOException {
         http.get("/orders/6/wait?timeoutMs=1").join();
 
         JsonNode body = json(http.get("/actuator/purgatories").join().body());
@@ -156,7 +156,7 @@ class MvcLongPollTest {
      * builds it, so it answers 503 too: a liveness probe must read /actuator/health/liveness.
      */
     @Test
-    void full_answers503AndReadinessIsOutOfServiceWhileLivenessStaysUp() throws IOException {
+    void longPoll_purgatoryFull_answers503AndReadinessIsOutOfServiceWhileLivenessStaysUp() throws IOException {
         assertThat(http.get("/actuator/health/readiness").join().statusCode()).isEqualTo(200);
         List<CompletableFuture<HttpResponse<String>>> waits = IntStream.range(0, 3)
                 .mapToObj(i -> http.get("/orders/full-" + i + "/wait")).toList();

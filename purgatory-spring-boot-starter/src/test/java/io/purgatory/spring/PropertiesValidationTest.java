@@ -82,7 +82,7 @@ class PropertiesValidationTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badProperties")
-    void badProperty_failsTheStartupWithAShortReportNamingThePropertyItsValueAndTheAllowedRange(
+    void startup_badProperty_failsWithAShortReportNamingThePropertyItsValueAndTheAllowedRange(
             String setting, String property, String value, String range) {
         runner.withPropertyValues(setting).run(context -> {
             assertThat(context).hasFailed();
@@ -144,7 +144,7 @@ class PropertiesValidationTest {
 
     /** The rules accept exactly what the core's builders accept, at and around every bound. */
     @Test
-    void rules_agreeWithTheCoresBuildersAtEveryBound() {
+    void validationRules_everyBound_agreeWithTheCoresBuilders() {
         for (int shards : new int[] {Integer.MIN_VALUE, -1, 0, 1, 2, 3, 512, 65535, 65536, 65537, 131072}) {
             agree("shards=" + shards, p -> p.setShards(shards), "shards",
                     () -> DelayedOperationPurgatory.builder("x").shards(shards));

@@ -38,14 +38,14 @@ class PurgatoriesHealthContributorTest {
     }
 
     @Test
-    void noRejection_isUp() {
+    void health_noRejection_isUp() {
         assertThat(health("payments").getStatus()).isEqualTo(Status.UP);
         assertThat(health("payments").getDetails()).containsEntry("rejected", 0L).containsEntry("pending", 0)
                 .containsEntry("closed", false);
     }
 
     @Test
-    void aRejection_isOutOfServiceForTheWindowAfterACheckSawIt() {
+    void health_aRejection_isOutOfServiceForTheWindowAfterACheckSawIt() {
         health("payments");
         CompletableFuture<String> first = waits.await("a", Duration.ofMinutes(10));
         assertThatThrownBy(() -> waits.await("b", Duration.ofMinutes(10))).isInstanceOf(PurgatoryFullException.class);
@@ -61,7 +61,7 @@ class PurgatoriesHealthContributorTest {
     }
 
     @Test
-    void aNewRejection_startsTheWindowAgain() {
+    void health_aNewRejection_startsTheWindowAgain() {
         var unused = waits.await("a", Duration.ofMinutes(10));
         assertThatThrownBy(() -> waits.await("b", Duration.ofMinutes(10))).isInstanceOf(PurgatoryFullException.class);
         health("payments");
@@ -75,7 +75,7 @@ class PurgatoriesHealthContributorTest {
     }
 
     @Test
-    void closed_isOutOfService() {
+    void health_purgatoryClosed_isOutOfService() {
         waits.close();
 
         assertThat(health("payments").getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
@@ -83,7 +83,7 @@ class PurgatoriesHealthContributorTest {
     }
 
     @Test
-    void contributors_areThePurgatoriesByName() {
+    void contributors_purgatoryBeans_areThePurgatoriesByName() {
         assertThat(health).extracting(NamedContributor::getName).containsExactly("payments");
         assertThat(health.getContributor("paymentsBean")).isNull();
     }

@@ -34,7 +34,7 @@ class PurgatoryAutoConfigurationTest {
                     PurgatoryMetricsAutoConfiguration.class));
 
     @Test
-    void defaults_aSharedRuntimeAFactoryOnItAndTheShutdown() {
+    void autoConfiguration_defaults_aSharedRuntimeAFactoryOnItAndTheShutdown() {
         runner.run(context -> {
             assertThat(context).hasSingleBean(PurgatoryRuntime.class).hasSingleBean(PurgatoryFactory.class)
                     .hasSingleBean(PurgatoryShutdown.class);
@@ -45,7 +45,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void withoutAMeterRegistry_nothingIsBound() {
+    void metrics_withoutAMeterRegistry_nothingIsBound() {
         runner.withUserConfiguration(UserWaits.class).run(context -> {
             assertThat(context).doesNotHaveBean(MetricsRecorderFactory.class);
             assertThat(context.getBean(UserWaits.class).waits.hasMetrics()).isFalse();
@@ -53,7 +53,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void withAMeterRegistry_everyPurgatoryBeanNotYetBoundIsBound() {
+    void metrics_withAMeterRegistry_everyPurgatoryBeanNotYetBoundIsBound() {
         runner.withUserConfiguration(Registry.class, UserWaits.class, UserPurgatory.class).run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(context).hasSingleBean(MicrometerMetrics.class);
@@ -64,7 +64,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void aFuturePurgatoryBean_isBoundLikeTheOthersAndClosedAtShutdown() {
+    void metrics_futurePurgatoryBean_isBoundLikeTheOthersAndClosedAtShutdown() {
         CompletableFuture<String> never = new CompletableFuture<>();
         DelayedFuturePurgatory[] futures = new DelayedFuturePurgatory[1];
         Runnable[] answered = {null};
@@ -86,7 +86,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void aBeanBoundAlready_isLeftAsItIs() {
+    void metrics_beanBoundAlready_isLeftAsItIs() {
         SimpleMeterRegistry own = new SimpleMeterRegistry();
         runner.withUserConfiguration(Registry.class)
                 .withBean("bound", KeyedWaits.class,
@@ -99,7 +99,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void metricsDisabled_bindsNothing() {
+    void metrics_disabled_bindsNothing() {
         runner.withUserConfiguration(Registry.class, UserWaits.class)
                 .withPropertyValues("purgatory.metrics.enabled=false")
                 .run(context -> {
@@ -109,7 +109,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void withoutMicrometerOnTheClassPath_theRestWorks() {
+    void autoConfiguration_withoutMicrometerOnTheClassPath_theRestWorks() {
         runner.withClassLoader(new FilteredClassLoader("io.micrometer.core"))
                 .withUserConfiguration(UserWaits.class)
                 .run(context -> {
@@ -120,7 +120,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void anApplicationsMetricsRecorderFactory_replacesMicrometers() {
+    void metrics_applicationsMetricsRecorderFactory_replacesMicrometers() {
         SimpleMeterRegistry own = new SimpleMeterRegistry();
         runner.withUserConfiguration(Registry.class, UserWaits.class)
                 .withBean("ownMetrics", MetricsRecorderFactory.class, () -> MicrometerMetrics.of(own))
@@ -132,7 +132,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void bucketsProperty_setsTheHistogramBoundaries() {
+    void metrics_bucketsProperty_setsTheHistogramBoundaries() {
         runner.withUserConfiguration(Registry.class).withPropertyValues("purgatory.metrics.buckets=1s,10ms")
                 .run(context -> assertThat(context.getBean(MicrometerMetrics.class).buckets())
                         .containsExactly(Duration.ofMillis(10), Duration.ofSeconds(1)));
@@ -144,7 +144,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void anApplicationsRuntime_replacesTheShared() {
+    void runtime_applicationsOwn_replacesTheShared() {
         runner.withBean("own", PurgatoryRuntime.class, () -> PurgatoryRuntime.builder("own").build())
                 .run(context -> {
                     assertThat(context).hasSingleBean(PurgatoryRuntime.class);
@@ -153,7 +153,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void anApplicationsFactory_replacesTheStarters() {
+    void factory_applicationsOwn_replacesTheStarters() {
         runner.withBean("own", PurgatoryFactory.class,
                         () -> new PurgatoryFactory(PurgatoryRuntime.builder("own").build(), new PurgatoryProperties(),
                                 () -> null))
@@ -161,7 +161,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void runtimeProperties_configureTheSharedRuntime() {
+    void runtime_properties_configureTheSharedRuntime() {
         runner.withPropertyValues("purgatory.runtime.name=orders", "purgatory.runtime.tick=5ms",
                 "purgatory.runtime.wheel-size=64").run(context -> {
                     assertThat(context).hasNotFailed();
@@ -171,7 +171,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void maxPending_limitsEachPurgatoryFromTheFactory() {
+    void factory_maxPendingProperty_limitsEachPurgatoryItBuilds() {
         runner.withUserConfiguration(FactoryWaits.class).withPropertyValues("purgatory.max-pending=1")
                 .run(context -> {
                     KeyedWaits<String, String> waits = context.getBean(FactoryWaits.class).waits;
@@ -183,13 +183,13 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void shards_configureEachPurgatoryFromTheFactory() {
+    void factory_shardsProperty_configuresEachPurgatoryItBuilds() {
         runner.withUserConfiguration(FactoryWaits.class).withPropertyValues("purgatory.shards=1")
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
-    void closePolicy_settlesThePendingWaitsAtShutdown() {
+    void shutdown_closePolicyProperty_settlesThePendingWaitsByIt() {
         CompletableFuture<?>[] pending = new CompletableFuture<?>[1];
         runner.withUserConfiguration(FactoryWaits.class).withPropertyValues("purgatory.close-policy=cancel")
                 .run(context -> pending[0] = context.getBean(FactoryWaits.class).waits.await("a", LONG));
@@ -198,7 +198,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void closePolicyComplete_appliesToPurgatoriesAndLeavesKeyedWaitsExpiring() {
+    void shutdown_closePolicyComplete_appliesToPurgatoriesAndLeavesKeyedWaitsExpiring() {
         CompletableFuture<?>[] pending = new CompletableFuture<?>[1];
         runner.withUserConfiguration(FactoryWaits.class).withPropertyValues("purgatory.close-policy=complete")
                 .run(context -> {
@@ -213,7 +213,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void shutdown_settlesTheBeansAndWhatIsOnlyOnTheRuntime() {
+    void shutdown_beansAndWaitsOnlyOnTheRuntime_settlesBoth() {
         CompletableFuture<?>[] pending = new CompletableFuture<?>[2];
         PurgatoryRuntime[] runtime = new PurgatoryRuntime[1];
         runner.withUserConfiguration(FactoryWaits.class).run(context -> {
@@ -231,7 +231,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void twoPurgatoriesOfOneName_failTheStartup() {
+    void startup_twoPurgatoriesOfOneName_fails() {
         runner.withBean("first", KeyedWaits.class, () -> KeyedWaits.builder("same").build())
                 .withBean("second", KeyedWaits.class, () -> KeyedWaits.builder("same").build())
                 .run(context -> assertThat(context).getFailure().rootCause()
@@ -239,7 +239,7 @@ class PurgatoryAutoConfigurationTest {
     }
 
     @Test
-    void theFactory_buildsOnTheSharedRuntimeWithMetrics() {
+    void factory_withAMeterRegistry_buildsOnTheSharedRuntimeWithMetrics() {
         runner.withUserConfiguration(Registry.class, FactoryWaits.class).run(context -> {
             KeyedWaits<String, String> waits = context.getBean(FactoryWaits.class).waits;
             assertThat(waits.hasMetrics()).isTrue();

@@ -41,13 +41,13 @@ class PurgatoryWebAndActuatorConfigurationTest {
             AvailabilityProbesAutoConfiguration.class);
 
     @Test
-    void servletApplication_answersAndCancelsWaits() {
+    void webBeans_servletApplication_answerAndCancelWaits() {
         new WebApplicationContextRunner().withConfiguration(STARTER).run(context -> assertThat(context)
                 .hasSingleBean(WaitExceptionAdvice.class).hasSingleBean(WaitReturnValueHandlers.class));
     }
 
     @Test
-    void servletApplicationWithoutSpringMvc_onlyAnswers() {
+    void webBeans_servletApplicationWithoutSpringMvc_onlyAnswer() {
         new WebApplicationContextRunner().withConfiguration(STARTER)
                 .withClassLoader(new FilteredClassLoader(RequestMappingHandlerAdapter.class))
                 .run(context -> assertThat(context).hasSingleBean(WaitExceptionAdvice.class)
@@ -55,19 +55,19 @@ class PurgatoryWebAndActuatorConfigurationTest {
     }
 
     @Test
-    void reactiveApplication_answersWaits() {
+    void webBeans_reactiveApplication_answerWaits() {
         new ReactiveWebApplicationContextRunner().withConfiguration(STARTER).run(context -> assertThat(context)
                 .hasSingleBean(WaitExceptionAdvice.class).doesNotHaveBean(WaitReturnValueHandlers.class));
     }
 
     @Test
-    void noWebApplication_noWebBeans() {
+    void webBeans_noWebApplication_areNotCreated() {
         new ApplicationContextRunner().withConfiguration(STARTER).run(context -> assertThat(context)
                 .doesNotHaveBean(WaitExceptionAdvice.class).doesNotHaveBean(WaitReturnValueHandlers.class));
     }
 
     @Test
-    void endpoint_onlyWhenExposed() {
+    void endpoint_exposedOrNot_existsOnlyWhenExposed() {
         ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(STARTER);
         runner.run(context -> assertThat(context).doesNotHaveBean(PurgatoriesEndpoint.class));
         runner.withPropertyValues("management.endpoints.web.exposure.include=purgatories")
@@ -75,7 +75,7 @@ class PurgatoryWebAndActuatorConfigurationTest {
     }
 
     @Test
-    void endpoint_listsEachPurgatoryBeanByName() {
+    void endpoint_exposed_listsEachPurgatoryBeanByName() {
         new ApplicationContextRunner().withConfiguration(STARTER)
                 .withPropertyValues("management.endpoints.web.exposure.include=purgatories")
                 .withBean("payments", KeyedWaits.class, () -> KeyedWaits.builder("payment-waits").build())
@@ -162,7 +162,7 @@ class PurgatoryWebAndActuatorConfigurationTest {
     }
 
     @Test
-    void withoutTheActuator_noEndpointAndNoHealth() {
+    void actuatorBeans_withoutTheActuator_noEndpointAndNoHealth() {
         new ApplicationContextRunner().withConfiguration(STARTER)
                 .withClassLoader(new FilteredClassLoader(Endpoint.class))
                 .withPropertyValues("management.endpoints.web.exposure.include=purgatories")

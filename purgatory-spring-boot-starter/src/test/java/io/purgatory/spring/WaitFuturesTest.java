@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class WaitFuturesTest {
 
     @Test
-    void isWait_onlyForTheFuturesThatKeyedWaitsReturn() {
+    void isWait_anyObject_trueOnlyForTheFuturesThatKeyedWaitsReturn() {
         try (KeyedWaits<String, String> waits = KeyedWaits.builder("w").build()) {
             CompletableFuture<String> wait = waits.await("k", Duration.ofMinutes(1));
             CompletableFuture<String> fallback = waits.on("k").orElse("none").await(Duration.ofMinutes(1));

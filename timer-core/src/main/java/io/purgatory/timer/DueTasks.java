@@ -39,6 +39,11 @@ final class DueTasks {
         this.pending = batching ? new TimerTask[MAX_BATCH] : null;
     }
 
+    /** True iff tasks wait here for a flush (SystemTimer); false if each is dispatched as it is added. */
+    boolean batching() {
+        return pending != null;
+    }
+
     void add(TimerTask task) {
         if (pending == null) {
             dispatcher.dispatch(task);

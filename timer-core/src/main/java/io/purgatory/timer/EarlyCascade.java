@@ -1,13 +1,12 @@
 package io.purgatory.timer;
 
-import java.util.Queue;
 import java.util.function.Consumer;
 
 /**
- * Cascading ahead for one coarser level of a {@link TimingWheel}: the level's next bucket is moved
- * down to the finer levels a batch at a time while nothing is due, before it falls due, so that
- * little is left to re-add at its due time. The work is bounded by the tasks of the buckets within
- * their lead, so an idle wheel stays idle.
+ * Cascading ahead: moving the tasks of each coarser level's next bucket down to the finer levels
+ * before the bucket is due, so that its due time finds little or nothing to re-add. Under load the
+ * moves are spread evenly over the time the bucket is next; while nothing is due they go as fast
+ * as they can. The work is the same as cascading when due, moved earlier. Stateless.
  *
  * <p>Not thread-safe: confined to the driver of the owning {@link TimerEngine}.
  */
@@ -16,149 +15,77 @@ final class EarlyCascade {
     /*
      * Implementation notes.
      *
-     * (A1) A coarser level's next bucket (vid current/tick + 1) may be cascaded early, in passes.
-     *      A pass takes the bucket out of the queue, moves its tasks whole into the level's early
-     *      list, which is queued in its place with the same expiration, and the driver re-adds
-     *      them from the finest level a batch at a time while nothing is due (step). Re-adding at
-     *      the current time never places a task before its deadline (add works from the current
-     *      time). The early list holds one vid, so the wheel's bucket invariants (but for the
-     *      bucket index) hold for it, and the bucket queue flushes whatever is left of it when
-     *      due, like a bucket: cascading ahead moves work earlier and never delays a task.
-     * (A2) The early list is queued iff it has an expiration, and that expiration is the last one
-     *      cascaded early (cascadedMs).
-     * (A3) The first pass may start LEAD = tick / 8 before the bucket is due, each next one once
-     *      the time left has halved (cascadedMs, passMs): at most log2(tick / 8) + 1 passes
-     *      re-add about 1.25 times the bucket, and leave to the due time only the deadlines
-     *      >= due + tick - 1 instead of all of them.
+     * (A1) A coarser level's next bucket (vid current/tick + 1, due at s) may be cascaded from
+     *      s - lead (TimingWheel.leadMs; a whole tick for wheels of 4 buckets or more): from then
+     *      on every deadline in it fits the finer levels, so re-adding a task places it on a finer
+     *      level, by its own deadline (never early: the finest level rounds up), and no add can
+     *      land in the bucket any more. Its tasks are taken in position order, each once; the
+     *      bucket stays queued and is flushed when due, like any other, for what is left. So
+     *      cascading ahead moves work earlier and never delays a task.
+     * (A2) Paced (the driver after a turn that expired something): the bucket's positions are
+     *      moved on a schedule that is linear in time from s - lead (none moved) to one finest
+     *      tick before s (all of them), catching up on what is behind it. Idle (nothing due): up
+     *      to a batch at a time, whatever the schedule, the driver checking for due work between
+     *      batches. The positions are what was appended since the bucket was emptied: an upper
+     *      bound of its tasks, cancelled ones being holes, so the schedule never falls behind.
      */
 
-    /** A coarser bucket may be cascaded from tickMs >> LEAD_SHIFT before it is due (A3). */
-    static final int LEAD_SHIFT = 3;
-    /** How many buckets past the current one startMs looks at. */
-    private static final int LOOKAHEAD = 4;
-
-    private final TimingWheel level;
-    private final Queue<TimerTaskList> queue;
-    private final TimerTaskList early;
-    private final long leadMs;
-    /** The expiration of the last bucket of this level cascaded early, and when its last pass began (A3). */
-    private long cascadedMs = TimerTaskList.NONE;
-    private long passMs;
-
-    EarlyCascade(TimingWheel level, Queue<TimerTaskList> queue) {
-        this.level = level;
-        this.queue = queue;
-        this.early = new TimerTaskList(level.tickMs());
-        this.leadMs = level.tickMs() >> LEAD_SHIFT;
+    private EarlyCascade() {
     }
 
     /**
-     * One step of cascading ahead on the wheel whose finest level is {@code finest}, while nothing
-     * is due: re-adds up to {@code maxTasks} tasks of the early list due first through
-     * {@code reinsert}, starting the cascade of a coarser level's next bucket if it is within its
-     * lead. Returns false iff there was nothing to do.
+     * One step of cascading ahead on the wheel whose finest level is {@code finest}, at its current
+     * time: on each coarser level whose next bucket is within its lead, moves up to
+     * {@code maxTasks} of its tasks through {@code reinsert}: those behind schedule if
+     * {@code paced}, else the next ones. Returns how many tasks it moved.
      */
-    static boolean step(TimingWheel finest, int maxTasks, Consumer<TimerTask> reinsert) {
-        EarlyCascade chosen = null;
-        long chosenDueMs = 0;
+    static int step(TimingWheel finest, int maxTasks, boolean paced, Consumer<TimerTask> reinsert) {
         long nowMs = finest.currentTimeMs();
-        for (TimingWheel w = finest.overflow(); w != null; w = w.overflow()) {
-            long dueMs = w.earlyCascade().dueMs(nowMs);
-            if (dueMs != TimerTaskList.NONE && (chosen == null || dueMs <= chosenDueMs)) {
-                chosen = w.earlyCascade(); // the coarser on a tie: its tasks may land in the finer one's bucket
-                chosenDueMs = dueMs;
+        int moved = 0;
+        for (TimingWheel w = finest.overflow(); w != null && moved < maxTasks; w = w.overflow()) {
+            TimerTaskList next = w.bucketAhead(1);
+            if (next == null) {
+                continue;
+            }
+            long dueMs = next.expirationMs();
+            long startMs = dueMs - w.leadMs();
+            if (nowMs < startMs || startMs >= dueMs) {
+                continue; // (A1): not within its lead yet, or a level with none
+            }
+            int toPosition = paced ? scheduled(next, nowMs + finest.tickMs() - startMs, dueMs - startMs)
+                    : next.end();
+            toPosition = Math.min(toPosition, next.head() + (maxTasks - moved));
+            if (toPosition > next.head()) {
+                moved += next.drainTo(toPosition, reinsert);
             }
         }
-        if (chosen == null) {
-            return false;
+        return moved;
+    }
+
+    /** The position the schedule (A2) has reached after {@code elapsedMs} of {@code leadMs}. */
+    private static int scheduled(TimerTaskList bucket, long elapsedMs, long leadMs) {
+        if (elapsedMs >= leadMs) {
+            return bucket.end();
         }
-        TimerTaskList list = chosen.start(nowMs);
-        for (int i = 0; i < maxTasks; i++) {
-            TimerTask task = list.poll();
-            if (task == null) {
-                break;
-            }
-            reinsert.accept(task);
-        }
-        if (list.isEmpty()) {
-            chosen.queue.remove(list);
-            list.setExpiration(TimerTaskList.NONE); // (A2)
-        }
-        return true;
+        return (int) Math.min(bucket.end(), (long) Math.ceil(bucket.end() * ((double) elapsedMs / leadMs)));
     }
 
     /**
-     * The earliest time at which a coarser level of {@code finest}'s wheel may have early work;
-     * Long.MAX_VALUE if none in the next few buckets of each level. The driver wakes then, so
-     * cascading ahead also happens when nothing finer is due.
+     * The earliest time at which a coarser level of {@code finest}'s wheel may have a bucket to
+     * cascade ahead: its next bucket's lead start, or, if that one is empty, the start of the next
+     * tick, when the one after it becomes next. Long.MAX_VALUE if no level has either.
      */
     static long nextStartMs(TimingWheel finest) {
         long startMs = Long.MAX_VALUE;
         for (TimingWheel w = finest.overflow(); w != null; w = w.overflow()) {
-            startMs = Math.min(startMs, w.earlyCascade().startMs());
-        }
-        return startMs;
-    }
-
-    /** The early list (for visits and checks). */
-    TimerTaskList list() {
-        return early;
-    }
-
-    /** When this level's early work falls due, if it has any at {@code nowMs}; else NONE. */
-    private long dueMs(long nowMs) {
-        if (early.expirationMs() != TimerTaskList.NONE) {
-            return early.expirationMs();
-        }
-        TimerTaskList next = level.bucketAhead(1);
-        if (next == null || nowMs - passStartMs(next.expirationMs()) < 0) {
-            return TimerTaskList.NONE;
-        }
-        return next.expirationMs();
-    }
-
-    /** When the next pass over the bucket due at {@code dueMs} may begin (A3); dueMs if none may. */
-    private long passStartMs(long dueMs) {
-        if (dueMs != cascadedMs) {
-            return dueMs - leadMs;
-        }
-        return dueMs - (dueMs - passMs) / 2; // the time left has halved
-    }
-
-    /** Returns the early list, first moving the next bucket into it if it is not in progress (A1). */
-    private TimerTaskList start(long nowMs) {
-        if (early.expirationMs() == TimerTaskList.NONE) {
-            TimerTaskList next = level.bucketAhead(1);
-            queue.remove(next); // unqueued before its expiration moves
-            next.moveAllTo(early);
-            cascadedMs = early.expirationMs();
-            passMs = nowMs;
-            queue.offer(early); // (A2)
-        }
-        return early;
-    }
-
-    private long startMs() {
-        if (early.expirationMs() != TimerTaskList.NONE) {
-            return early.expirationMs() - leadMs;
-        }
-        for (int ahead = 1; ahead <= LOOKAHEAD && ahead < level.wheelSize(); ahead++) {
-            TimerTaskList bucket = level.bucketAhead(ahead);
-            if (bucket != null && passStartMs(bucket.expirationMs()) != bucket.expirationMs()) {
-                return passStartMs(bucket.expirationMs());
+            TimerTaskList next = w.bucketAhead(1);
+            if (next != null) {
+                startMs = Math.min(startMs, next.expirationMs() - w.leadMs());
+            } else if (w.bucketAhead(2) != null) {
+                long afterMs = w.bucketAhead(2).expirationMs();
+                startMs = Math.min(startMs, Math.max(afterMs - w.tickMs(), afterMs - w.leadMs()));
             }
         }
-        return Long.MAX_VALUE;
-    }
-
-    /** Checks (A2). */
-    void checkInvariants() {
-        if (early.expirationMs() != TimerTaskList.NONE && early.expirationMs() != cascadedMs) {
-            throw new IllegalStateException("(A2) early list " + early + " is not the last cascaded early: "
-                    + cascadedMs);
-        }
-        if ((early.expirationMs() != TimerTaskList.NONE) != queue.contains(early)) {
-            throw new IllegalStateException("(A2) early list queued iff it has an expiration: " + early);
-        }
+        return startMs;
     }
 }

@@ -50,7 +50,7 @@ public final class ManualTimer implements Timer {
 
     /** A timer on {@code clock}, with a 1 ms tick and 20 buckets per wheel. */
     public ManualTimer(ManualClock clock) {
-        this(clock, TimerGeometry.DEFAULT, TaskErrorHandler.logging());
+        this(clock, TimerGeometry.KAFKA, TaskErrorHandler.logging());
     }
 
     /**

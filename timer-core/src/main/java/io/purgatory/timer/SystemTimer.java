@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A {@link Timer} on real time: a hierarchical timing wheel whose clock jumps straight to the next
  * non-empty bucket, so an idle timer does no work. Add and cancel are lock-free and allocate
- * nothing; expiry is O(1) per task plus O(levels) per re-insertion from a coarser wheel.
+ * nothing; expiry is O(1) per task plus O(levels) per re-insertion from a coarser wheel. With
+ * {@link Builder#backPressure back-pressure}, an add waits (boundedly) while expiries run late.
  *
  * <p>The timer starts no thread of its own for driving: whoever calls {@link #advanceClock(long)}
  * drives it (one thread at a time), usually a {@link SystemTimerReaper} or a purgatory's reaper.
@@ -64,9 +65,11 @@ public final class SystemTimer implements Timer {
     private final Executor executor;
     private final ExecutorService ownedExecutor;
     private final TaskRunner runner;
+    /** Null unless the builder set a bound. */
+    private final BackPressure backPressure;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** A timer with Kafka's defaults: 1 ms tick, 20 buckets per wheel, the system clock. */
+    /** A timer with the default geometry ({@link TimerGeometry#DEFAULT}) on the system clock. */
     public SystemTimer(String name) {
         this(builder(name));
     }
@@ -103,6 +106,7 @@ public final class SystemTimer implements Timer {
                 SystemTimer.this.dispatchAll(tasks, count);
             }
         }, true);
+        this.backPressure = b.backPressureMs > 0 ? new BackPressure(engine, b.backPressureMs) : null;
     }
 
     /** Starts a builder for a timer named {@code name}. */
@@ -110,9 +114,17 @@ public final class SystemTimer implements Timer {
         return new Builder(name);
     }
 
+    /**
+     * {@inheritDoc} With {@link Builder#backPressure back-pressure} set, it may first wait for the
+     * expiries to catch up.
+     */
     @Override
     public void add(TimerTask task) {
-        engine.schedule(Objects.requireNonNull(task, "task"));
+        Objects.requireNonNull(task, "task");
+        if (backPressure != null) {
+            backPressure.beforeAdd();
+        }
+        engine.schedule(task);
     }
 
     /**
@@ -138,6 +150,25 @@ public final class SystemTimer implements Timer {
     /** The number of task runs that threw, and of tasks the executor rejected. */
     public long failedTaskCount() {
         return runner.failures();
+    }
+
+    /**
+     * How far behind their deadlines expiries run now, in ms: 0 while they keep up. With
+     * {@link Builder#backPressure} it counts the tasks waiting in the executor as well; without
+     * it, only the driver's lag (due tasks it has not expired yet).
+     */
+    public long lagMs() {
+        return backPressure != null ? backPressure.lagMs() : engine.lagMs(engine.nowMs());
+    }
+
+    /** How many adds waited for expiries to catch up ({@link Builder#backPressure}); 0 without it. */
+    public long backPressureWaits() {
+        return backPressure != null ? backPressure.waits() : 0L;
+    }
+
+    /** How long adds waited for expiries to catch up, in total ({@link Builder#backPressure}). */
+    public Duration backPressureWaited() {
+        return Duration.ofNanos(backPressure != null ? backPressure.waitedNanos() : 0L);
     }
 
     @Override
@@ -188,10 +219,16 @@ public final class SystemTimer implements Timer {
 
     /** Hands {@code run} to the executor; if that throws anything, runs it here unless it ran. Never throws. */
     private void handOff(Run run) {
+        if (backPressure != null) {
+            backPressure.handedOff(run.task(run.start));
+        }
         try {
             executor.execute(run);
         } catch (Throwable failure) {
             if (run.claim()) { // else the executor ran it, or will, before or despite failing
+                if (backPressure != null) {
+                    backPressure.refused();
+                }
                 runRefused(run, failure);
             }
         }
@@ -243,10 +280,24 @@ public final class SystemTimer implements Timer {
 
         @Override
         public void run() {
-            if (claim()) {
-                for (int i = start; i < end; i++) {
-                    runner.run(task(i));
-                }
+            if (!claim()) {
+                return;
+            }
+            if (backPressure == null) {
+                runAll();
+                return;
+            }
+            backPressure.runStarting(task(start));
+            try {
+                runAll();
+            } finally {
+                backPressure.runFinished();
+            }
+        }
+
+        private void runAll() {
+            for (int i = start; i < end; i++) {
+                runner.run(task(i));
             }
         }
     }
@@ -258,6 +309,7 @@ public final class SystemTimer implements Timer {
         private Clock clock = Clock.system();
         private Executor executor;
         private TaskErrorHandler errorHandler = TaskErrorHandler.logging();
+        private long backPressureMs;
 
         private Builder(String name) {
             this.name = TimerConfig.checkName(name);
@@ -286,7 +338,7 @@ public final class SystemTimer implements Timer {
             return tickMs(TimerConfig.toMs(tick, "tick"));
         }
 
-        /** The number of buckets per wheel, 2 to 65536 (default 20); see {@link TimerGeometry}. */
+        /** The number of buckets per wheel, 2 to 65536 (default 1024); see {@link TimerGeometry}. */
         public Builder wheelSize(int wheelSize) {
             this.geometry = geometry.withWheelSize(wheelSize);
             return this;
@@ -310,6 +362,28 @@ public final class SystemTimer implements Timer {
         /** Receives task failures (default {@link TaskErrorHandler#logging()}). */
         public Builder errorHandler(TaskErrorHandler errorHandler) {
             this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+            return this;
+        }
+
+        /**
+         * Back-pressure (default: none): while expiries run more than {@code lag} behind their
+         * deadlines, {@link SystemTimer#add} waits for them to catch up to half of it, for at most
+         * {@code lag} per call. A thread adding faster than the timer can expire then slows to the
+         * rate it can, and lateness stays near {@code lag} instead of growing with the backlog.
+         * The timer's own threads (the one driving it, and the executor's while it runs this
+         * timer's tasks) never wait, and neither does an interrupted thread. Without it an add never
+         * waits, and a backlog of due tasks grows for as long as adds outrun expiries. Rounded up
+         * to whole ms by the duration rule of {@link Timer}.
+         *
+         * @throws NullPointerException if {@code lag} is null
+         * @throws IllegalArgumentException if {@code lag} is not positive
+         */
+        public Builder backPressure(Duration lag) {
+            Objects.requireNonNull(lag, "lag");
+            if (lag.isNegative() || lag.isZero()) {
+                throw new IllegalArgumentException("backPressure lag must be > 0: " + lag);
+            }
+            this.backPressureMs = TimerConfig.toMs(lag, "lag");
             return this;
         }
 

@@ -29,8 +29,11 @@ final class TimerEngine {
      * stacks (Inbox: one per thread stripe) threaded through TimerTask.inboxNext (no node
      * allocation); the driver takes each whole.
      *
-     * (E1) size == the number of tasks owned by this engine whose state is SCHEDULED. It changes
-     *      only with the CAS that enters or leaves SCHEDULED.
+     * (E1) size == the number of tasks owned by this engine whose state is SCHEDULED, but for the
+     *      driver's expiries not yet counted (uncounted), which it subtracts when it hands them over
+     *      in a batch (flushDue, in a finally block of each turn): one update per batch rather than
+     *      per task, so that adding threads and the driver do not move the counter's line for every
+     *      task. Every other change is made by the thread whose CAS enters or leaves SCHEDULED.
      * (E2) Every SCHEDULED task of this engine is linked in the wheel or on the inbox (or both,
      *      when a reschedule or cancel is pending). Checked by checkInvariants in quiescence.
      * (E3) Relative times: now = (clock - origin) >= 0; a deadline is at most now + MAX_DELAY_MS
@@ -69,8 +72,10 @@ final class TimerEngine {
 
     private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long ACTIVE = Long.MIN_VALUE;
-    /** Tasks re-added per step of cascading ahead, between checks for due work. */
+    /** Tasks re-added per step of cascading ahead while nothing is due, between checks for due work. */
     private static final int EARLY_BATCH = 1024;
+    /** The most tasks a paced step of cascading ahead re-adds, after a turn that expired something. */
+    private static final int PACED_BATCH = 8192;
 
     /** Held by whichever thread drives the wheel. */
     private final ReentrantLock driverLock = new ReentrantLock();
@@ -90,8 +95,12 @@ final class TimerEngine {
     private volatile boolean closed;
     private volatile long wakeAtMs = ACTIVE;
     private volatile Thread parkedDriver;
+    /** When the earliest bucket not yet expired is due, as of the driver's last step; MAX_VALUE if none. */
+    private volatile long nextDueMs = Long.MAX_VALUE;
     /** The first failure to place a task in this turn, rethrown once the turn is consistent (E9). */
     private Throwable placeFailure;
+    /** Tasks the driver expired and has not subtracted from size yet (E1). */
+    private long uncounted;
 
     TimerEngine(String name, TimerGeometry geometry, Clock clock, Dispatcher dispatcher, boolean batchDue) {
         this.name = name;
@@ -99,7 +108,7 @@ final class TimerEngine {
         this.dispatcher = dispatcher;
         this.due = new DueTasks(dispatcher, batchDue);
         this.originNanos = clock.nanoTime();
-        this.wheel = new TimingWheel(geometry.tickMs(), geometry.wheelSize(), 0L, queue, true);
+        this.wheel = new TimingWheel(geometry.tickMs(), geometry.wheelSize(), 0L, queue);
     }
 
     String name() {
@@ -198,7 +207,7 @@ final class TimerEngine {
                 }
             } finally {
                 try {
-                    due.flush(); // (E8)
+                    flushDue(); // (E1), (E8)
                 } finally {
                     driverLock.unlock();
                 }
@@ -228,9 +237,10 @@ final class TimerEngine {
                     return false;
                 }
                 if (expireDue()) {
+                    cascadeAhead(true); // what the schedule says is behind (A2)
                     return true;
                 }
-                if (cascadeAhead()) {
+                if (cascadeAhead(false)) {
                     continue; // one bounded step; due work first
                 }
                 long remainingNanos = timeoutNanos - (System.nanoTime() - startNanos);
@@ -279,6 +289,7 @@ final class TimerEngine {
                 rethrowPlaceFailure(); // (E9)
                 long nowMs = nowNanos() / NANOS_PER_MS;
                 TimerTaskList bucket = queue.peek();
+                publishNextDue(bucket);
                 if (bucket == null || bucket.expirationMs() > nowMs) {
                     wheel.advanceClock(nowMs);
                     return processed;
@@ -287,11 +298,11 @@ final class TimerEngine {
                 processed = true;
                 wheel.advanceClock(bucket.expirationMs());
                 bucket.flush(reinsert);
-                due.flush(); // (E8): one bucket per batch
+                flushDue(); // (E1), (E8): one bucket per batch
                 rethrowPlaceFailure(); // (E9)
             }
         } finally {
-            due.flush(); // (E8)
+            flushDue(); // (E1), (E8)
         }
     }
 
@@ -303,8 +314,8 @@ final class TimerEngine {
                 task = current.inboxNext;
                 current.inboxNext = null;
                 int state = current.leaveInbox(); // (T2): clear the bit, then read the state
-                if (current.next != null) {
-                    TimerTaskList.remove(current);
+                if (current.slot != 0) {
+                    wheel.unlink(current);
                 }
                 if (state == TimerTask.SCHEDULED) {
                     placeOrHandBack(current);
@@ -334,6 +345,15 @@ final class TimerEngine {
         }
     }
 
+    /** Counts the expiries of this batch out of size, then hands the batch over (E1, E8). */
+    private void flushDue() {
+        if (uncounted != 0) {
+            size.add(-uncounted);
+            uncounted = 0;
+        }
+        due.flush();
+    }
+
     private void rethrowPlaceFailure() {
         Throwable failure = placeFailure;
         if (failure != null) {
@@ -353,31 +373,37 @@ final class TimerEngine {
             return;
         }
         if (!wheel.add(task, task.deadlineMs) && task.expire()) {
-            size.decrement(); // (E1)
+            if (due.batching()) {
+                uncounted++; // (E1)
+            } else {
+                size.decrement(); // (E1): it runs at once, maybe reading size
+            }
             due.add(task); // (E8)
         }
     }
 
     /**
-     * One bounded step of cascading ahead, for a driver that found nothing due: re-adds up to
-     * EARLY_BATCH tasks of a coarser bucket due soon. Returns true iff it did work; the caller
+     * One bounded step of cascading ahead: re-adds the tasks of coarser buckets due soon that are
+     * behind schedule ({@code paced}, after a turn that expired something), or up to EARLY_BATCH
+     * of them (for a driver that found nothing due). Returns true iff it moved a task; the caller
      * then expires what became due before the next step.
      */
-    private boolean cascadeAhead() {
+    private boolean cascadeAhead(boolean paced) {
         try {
-            boolean worked = !closed && EarlyCascade.step(wheel, EARLY_BATCH, reinsert);
+            boolean worked = !closed
+                    && EarlyCascade.step(wheel, paced ? PACED_BATCH : EARLY_BATCH, paced, reinsert) > 0;
             rethrowPlaceFailure(); // (E9)
             return worked;
         } finally {
-            due.flush(); // (E8)
+            flushDue(); // (E1), (E8)
         }
     }
 
-    /** One step of cascading ahead under the driver lock (tests). */
-    boolean cascadeAheadOnce() {
+    /** One step of cascading ahead under the driver lock, paced or not (tests). */
+    boolean cascadeAheadOnce(boolean paced) {
         driverLock.lock();
         try {
-            return cascadeAhead();
+            return cascadeAhead(paced);
         } finally {
             driverLock.unlock();
         }
@@ -400,6 +426,30 @@ final class TimerEngine {
         long nextMs = Math.min(bucket.expirationMs(), EarlyCascade.nextStartMs(wheel));
         long dueNanos = TimingWheel.saturatedMultiply(nextMs, NANOS_PER_MS);
         return dueNanos == Long.MAX_VALUE ? Long.MAX_VALUE : dueNanos - nowNanos();
+    }
+
+    private void publishNextDue(TimerTaskList bucket) {
+        long dueMs = bucket == null ? Long.MAX_VALUE : bucket.expirationMs();
+        if (nextDueMs != dueMs) { // written only when it changes: adds may read it (BackPressure)
+            nextDueMs = dueMs;
+        }
+    }
+
+    /**
+     * How far behind its deadlines the driver is at {@code nowMs}: 0 unless the earliest bucket it
+     * had not expired at its last step (a bucket queued since may be earlier) is due.
+     */
+    long lagMs(long nowMs) {
+        return Math.max(0L, nowMs - nextDueMs);
+    }
+
+    long nowMs() {
+        return nowNanos() / NANOS_PER_MS;
+    }
+
+    /** True iff the calling thread drives this engine now (a task running on the driving thread). */
+    boolean isDrivingThread() {
+        return driverLock.isHeldByCurrentThread();
     }
 
     /** Parks the driver for up to {@code nanos}, unless work arrived or the engine closed (E5). */
@@ -452,8 +502,8 @@ final class TimerEngine {
                 TimerTask next = task.inboxNext;
                 task.inboxNext = null;
                 task.leaveInbox();
-                if (task.next != null) {
-                    TimerTaskList.remove(task);
+                if (task.slot != 0) {
+                    wheel.unlink(task);
                 }
                 cancel.accept(task);
                 task = next;

@@ -17,8 +17,14 @@ public record TimerGeometry(long tickMs, int wheelSize) {
     /** The most buckets a wheel may have. */
     public static final int MAX_WHEEL_SIZE = 1 << 16;
 
-    /** Kafka's defaults: a 1 ms tick, 20 buckets per wheel. */
-    public static final TimerGeometry DEFAULT = new TimerGeometry(1L, 20);
+    /**
+     * The default: a 1 ms tick and 1024 buckets per wheel, so that the finest wheel spans about a
+     * second and shorter delays are never moved between wheels.
+     */
+    public static final TimerGeometry DEFAULT = new TimerGeometry(1L, 1024);
+
+    /** Kafka's defaults: a 1 ms tick, 20 buckets per wheel (the small wheel {@link ManualTimer} uses by default). */
+    public static final TimerGeometry KAFKA = new TimerGeometry(1L, 20);
 
     /**
      * @throws IllegalArgumentException if {@code tickMs} or {@code wheelSize} is out of bounds

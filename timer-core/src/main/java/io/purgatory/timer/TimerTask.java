@@ -20,12 +20,13 @@ public abstract class TimerTask implements Runnable {
     /*
      * Implementation notes.
      *
-     * The task is Kafka's TimerTaskEntry folded into the task: it carries its own bucket links
-     * (prev/next) and its own link in the owning timer's inbox (inboxNext), so a schedule costs no
-     * allocation. Its life is one int, `state`: a lifecycle value in the low two bits and the
-     * IN_INBOX flag. Threads that add or cancel change `state` with a CAS and, if the task may
-     * have to move in the wheel, push it on the owner's inbox; only the thread that drives the
-     * timer (TimerEngine's driver) reads the inbox and touches prev/next. Invariants:
+     * The task is Kafka's TimerTaskEntry folded into the task: it carries its own place in a bucket
+     * (slot: which bucket, which position of its array) and its own link in the owning timer's
+     * inbox (inboxNext), so a schedule allocates nothing but, now and then, a bucket's array. Its
+     * life is one int, `state`: a lifecycle value in the low two bits and the IN_INBOX flag.
+     * Threads that add or cancel change `state` with a CAS and, if the task may have to move in
+     * the wheel, push it on the owner's inbox; only the thread that drives the timer
+     * (TimerEngine's driver) reads the inbox and touches slot. Invariants:
      *
      * (T1) Every transition out of or into SCHEDULED is one CAS on `state`, so a schedule ends
      *      exactly once: by expiry (the driver's CAS to EXPIRED), by cancel, or by a reschedule.
@@ -62,9 +63,8 @@ public abstract class TimerTask implements Runnable {
     private volatile TimerEngine owner;
     /** Relative to the owner's origin (T4). */
     volatile long deadlineMs;
-    /** Bucket links; touched only by the owner's driver. Null when not linked. */
-    TimerTask prev;
-    TimerTask next;
+    /** Where the task is linked in its owner's wheel (TimerTaskList.slotOf), 0 if not; the owner's driver only. */
+    long slot;
     /** The next task on the owner's inbox stack (T2). */
     TimerTask inboxNext;
 

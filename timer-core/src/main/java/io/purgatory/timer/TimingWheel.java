@@ -5,8 +5,8 @@ import java.util.function.Consumer;
 
 /**
  * One level of a hierarchical timing wheel: {@code wheelSize} buckets of {@code tickMs} each,
- * spanning {@code interval = tickMs * wheelSize}, with an overflow wheel created on demand for
- * deadlines beyond that span. Add is O(levels); the clock advances in whole ticks.
+ * spanning {@code interval = tickMs * wheelSize}, with a coarser overflow wheel created on demand
+ * for deadlines beyond that span. Add is O(levels); the clock advances in whole ticks.
  *
  * <p>Not thread-safe: confined to the driver of the owning {@link TimerEngine}.
  */
@@ -26,6 +26,10 @@ final class TimingWheel {
      *   every task in it is due: a task never runs early, even by less than a tick.
      *   Coarser levels: vid = floor(d / tickMs), bucket due at vid * tickMs <= d (its start).
      *   When due, its tasks are re-added from the finest level at the new current time.
+     * Unlike Kafka's, a coarser level's tick is half the span of the level below (for wheels of
+     * 4 buckets or more; twice its tick below that), not the whole span: a coarser bucket's
+     * deadlines then fit the finer levels for a whole tick before it is due, and can be moved
+     * down during that tick (EarlyCascade) instead of all at once when it falls due.
      * Invariants:
      * (W1) currentTimeMs is a multiple of tickMs; an overflow wheel's current time is <= ours.
      * (W2) A linked task is in the bucket of its vid on the finest level that spans it, and
@@ -36,10 +40,8 @@ final class TimingWheel {
      * current/tick: it is free because the current time reaches a bucket's expiration only when
      * that bucket is flushed, the finest level's before a coarser one due at the same time
      * (TimerTaskList.DUE_ORDER).
-     * (W4) A coarser level's next bucket may be cascaded ahead of its due time, in passes (the
-     *      level's EarlyCascade): its tasks wait in the cascade's early list, queued in the
-     *      bucket's place with the same expiration, so W2 (but for the bucket index) and W3 hold
-     *      for that list too.
+     * (W4) A bucket's id is its level and index (bucketId); a task's slot names it, so a task is
+     *      unlinked without a search.
      * Intervals saturate at Long.MAX_VALUE; a level whose interval saturates spans every delay up
      * to Timer.MAX_DELAY_MS and never needs an overflow wheel.
      */
@@ -47,26 +49,34 @@ final class TimingWheel {
     private final long tickMs;
     private final int wheelSize;
     private final long intervalMs;
-    private final boolean finest;
+    private final int level;
+    /** Created on first use: an idle timer holds no bucket. */
     private final TimerTaskList[] buckets;
     private final Queue<TimerTaskList> queue;
-    /** Cascading this level's next bucket ahead (W4); null on the finest level. */
-    private final EarlyCascade early;
+    /** How long before one of this level's buckets is due its tasks fit the finer levels; 0 on the finest. */
+    private final long leadMs;
     private long currentTimeMs;
     private TimingWheel overflowWheel;
 
-    TimingWheel(long tickMs, int wheelSize, long startMs, Queue<TimerTaskList> queue, boolean finest) {
+    /** The finest level of a wheel. */
+    TimingWheel(long tickMs, int wheelSize, long startMs, Queue<TimerTaskList> queue) {
+        this(tickMs, wheelSize, startMs, queue, 0, 0L);
+    }
+
+    private TimingWheel(long tickMs, int wheelSize, long startMs, Queue<TimerTaskList> queue, int level, long leadMs) {
         this.tickMs = tickMs;
         this.wheelSize = wheelSize;
         this.intervalMs = saturatedMultiply(tickMs, wheelSize);
-        this.finest = finest;
+        this.level = level;
         this.queue = queue;
-        this.early = finest ? null : new EarlyCascade(this, queue);
+        this.leadMs = leadMs;
         this.currentTimeMs = startMs - (startMs % tickMs);
         this.buckets = new TimerTaskList[wheelSize];
-        for (int i = 0; i < wheelSize; i++) {
-            buckets[i] = new TimerTaskList(tickMs);
-        }
+    }
+
+    /** The tick of the level above one of {@code tickMs} and {@code wheelSize}: half this level's span (or 2 ticks). */
+    static long coarserTickMs(long tickMs, int wheelSize) {
+        return saturatedMultiply(tickMs, Math.max(2, wheelSize / 2));
     }
 
     /**
@@ -75,7 +85,7 @@ final class TimingWheel {
      */
     boolean add(TimerTask task, long deadlineMs) {
         long untilDeadline = deadlineMs - currentTimeMs;
-        if (finest) {
+        if (level == 0) {
             if (untilDeadline <= 0) {
                 return false;
             }
@@ -93,7 +103,7 @@ final class TimingWheel {
     }
 
     private void link(TimerTask task, long vid) {
-        TimerTaskList bucket = buckets[(int) (vid % wheelSize)];
+        TimerTaskList bucket = bucket((int) (vid % wheelSize));
         long expirationMs = vid * tickMs;
         assert bucket.expirationMs() == TimerTaskList.NONE || bucket.expirationMs() == expirationMs
                 : "(W2) two virtual ticks in one bucket";
@@ -108,11 +118,32 @@ final class TimingWheel {
         bucket.add(task);
     }
 
+    private TimerTaskList bucket(int index) {
+        TimerTaskList bucket = buckets[index];
+        if (bucket == null) {
+            bucket = new TimerTaskList(level << 16 | index, tickMs); // (W4)
+            buckets[index] = bucket;
+        }
+        return bucket;
+    }
+
     private TimingWheel overflowWheel() {
         if (overflowWheel == null) {
-            overflowWheel = new TimingWheel(intervalMs, wheelSize, currentTimeMs, queue, false);
+            long coarserTickMs = coarserTickMs(tickMs, wheelSize);
+            long leadMs = Math.min(coarserTickMs, Math.max(0L, intervalMs - coarserTickMs));
+            overflowWheel = new TimingWheel(coarserTickMs, wheelSize, currentTimeMs, queue, level + 1, leadMs);
         }
         return overflowWheel;
+    }
+
+    /** Unlinks {@code task} from the bucket its slot names, on this level or above (W4). */
+    void unlink(TimerTask task) {
+        int id = TimerTaskList.bucketId(task.slot);
+        TimingWheel w = this;
+        for (int i = level; i < id >>> 16; i++) {
+            w = w.overflowWheel;
+        }
+        w.buckets[id & 0xFFFF].remove(task);
     }
 
     /** Moves the current time to {@code timeMs} rounded down to the tick, on every level (W1). */
@@ -133,7 +164,7 @@ final class TimingWheel {
     TimerTaskList bucketAhead(int ahead) {
         long vid = currentTimeMs / tickMs + ahead;
         TimerTaskList bucket = buckets[(int) (vid % wheelSize)];
-        return !bucket.isEmpty() && bucket.expirationMs() / tickMs == vid ? bucket : null;
+        return bucket != null && !bucket.isEmpty() && bucket.expirationMs() / tickMs == vid ? bucket : null;
     }
 
     long tickMs() {
@@ -148,9 +179,12 @@ final class TimingWheel {
         return wheelSize;
     }
 
-    /** This level's cascading ahead (W4); null on the finest level. */
-    EarlyCascade earlyCascade() {
-        return early;
+    /**
+     * How long before one of this level's buckets is due all its deadlines fit the levels below,
+     * which may then take its tasks (EarlyCascade); 0 on the finest level.
+     */
+    long leadMs() {
+        return leadMs;
     }
 
     /** The overflow wheel, or null if none was needed yet. */
@@ -158,14 +192,13 @@ final class TimingWheel {
         return overflowWheel;
     }
 
-    /** Visits every bucket of this level and the levels above it. */
+    /** Visits every bucket made so far, on this level and the levels above it. */
     void forEachBucket(Consumer<TimerTaskList> action) {
         for (TimingWheel w = this; w != null; w = w.overflowWheel) {
             for (TimerTaskList b : w.buckets) {
-                action.accept(b);
-            }
-            if (w.early != null) {
-                action.accept(w.early.list());
+                if (b != null) {
+                    action.accept(b);
+                }
             }
         }
     }
@@ -180,18 +213,18 @@ final class TimingWheel {
             throw new IllegalStateException("(W1) overflow wheel ahead of its lower wheel");
         }
         for (int i = 0; i < wheelSize; i++) {
-            linked += checkBucket(buckets[i], i);
-        }
-        if (early != null) {
-            early.checkInvariants();
-            linked += checkBucket(early.list(), -1);
+            if (buckets[i] != null) {
+                linked += checkBucket(buckets[i], i);
+            }
         }
         return overflowWheel == null ? linked : linked + overflowWheel.checkInvariants();
     }
 
-    /** Checks one bucket, or the early list if {@code index} is -1 (it has no index, W4). */
     private long checkBucket(TimerTaskList bucket, int index) {
-        bucket.checkLinks();
+        if (bucket.id() != (level << 16 | index)) {
+            throw new IllegalStateException("(W4) bucket " + index + " of level " + level + " has id " + bucket.id());
+        }
+        bucket.checkSlots();
         if (bucket.isEmpty()) {
             return 0;
         }
@@ -207,10 +240,10 @@ final class TimingWheel {
                 return; // a pending change owns it and may have set its next deadline
             }
             long d = task.deadlineMs;
-            long vid = finest ? (d + tickMs - 1) / tickMs : d / tickMs;
+            long vid = level == 0 ? (d + tickMs - 1) / tickMs : d / tickMs;
             long ahead = vid - currentTick;
-            boolean inRange = ahead >= 1 && (finest ? ahead <= wheelSize : ahead < wheelSize);
-            if (vid != expectedVid || (index >= 0 && vid % wheelSize != index) || !inRange) {
+            boolean inRange = ahead >= 1 && (level == 0 ? ahead <= wheelSize : ahead < wheelSize);
+            if (vid != expectedVid || vid % wheelSize != index || !inRange) {
                 throw new IllegalStateException("(W2) task with deadline " + d + " in bucket " + index
                         + " expiring at " + bucket.expirationMs() + ", tick " + tickMs
                         + ", current " + currentTimeMs);

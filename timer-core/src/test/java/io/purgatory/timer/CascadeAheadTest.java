@@ -9,11 +9,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Cascading coarse buckets ahead of their due time (EarlyCascade A1-A3), on a manual clock: which
- * level holds the tasks before their bucket is due, and that each task still runs exactly at
- * its deadline. A 1 ms tick and 20 buckets give levels of 1, 20 and 400 ms ticks.
+ * Cascading coarse buckets ahead of their due time (EarlyCascade A1-A2), on a manual clock: which
+ * level holds the tasks before their bucket is due, how fast they move, and that each task still
+ * runs exactly at its deadline. Kafka's geometry (a 1 ms tick, 20 buckets) gives levels of 1, 10
+ * and 100 ms ticks, each coarser one with a lead of a whole tick.
  */
 @Timeout(60) // a bug in the early cascade could spin instead of failing: bound it
 class CascadeAheadTest {
@@ -43,7 +46,8 @@ class CascadeAheadTest {
     }
 
     private SystemTimer systemTimer() {
-        SystemTimer timer = SystemTimer.builder("ahead").clock(clock).executor(Runnable::run).build();
+        SystemTimer timer = SystemTimer.builder("ahead").geometry(TimerGeometry.KAFKA).clock(clock)
+                .executor(Runnable::run).build();
         toClose.add(timer);
         return timer;
     }
@@ -54,7 +58,7 @@ class CascadeAheadTest {
         return timer;
     }
 
-    /** Tasks linked on {@code level} itself (its buckets and its early list), not above it. */
+    /** Tasks linked on {@code level} itself, not above it. */
     private static long linkedOn(TimingWheel level) {
         return linkedFrom(level) - (level.overflow() == null ? 0 : linkedFrom(level.overflow()));
     }
@@ -71,10 +75,6 @@ class CascadeAheadTest {
             w = w.overflow();
         }
         return w;
-    }
-
-    private static boolean cascadeAheadOnce(TimerEngine engine) {
-        return engine.cascadeAheadOnce();
     }
 
     /** One task per deadline in [fromMs, toMs), added at time 0 so that deadline == delay. */
@@ -101,47 +101,97 @@ class CascadeAheadTest {
     }
 
     @Test
-    void advanceClock_coarseBucketWithinItsLead_movesItsTasksToFinerLevelsBeforeItIsDue() throws Exception {
-        SystemTimer timer = systemTimer();
+    void levels_kafkasGeometry_haveTicksOfHalfTheSpanBelowAndAWholeTickOfLead() {
+        ManualTimer timer = manualTimer();
+        timer.add(new ClockedTask(1_000));
+        timer.advanceClock(0);
         TimerEngine engine = timer.engine();
-        List<ClockedTask> tasks = addRange(timer, 400, 800, new ArrayList<>()); // one bucket of the 400 ms level
-        timer.advanceClock(0);
+
+        assertThat(level(engine, 1).tickMs()).isEqualTo(10);
+        assertThat(level(engine, 1).leadMs()).isEqualTo(10);
+        assertThat(level(engine, 2).tickMs()).isEqualTo(100);
+        assertThat(level(engine, 2).leadMs()).isEqualTo(100);
+        assertThat(engine.wheel().leadMs()).as("the finest level has none").isZero();
+    }
+
+    @Test
+    void cascadeAheadPaced_nextCoarseBucket_movesItsTasksLinearlyOverItsLead() throws Exception {
+        ManualTimer timer = manualTimer();
+        TimerEngine engine = timer.engine();
+        List<ClockedTask> tasks = addRange(timer, 300, 400, new ArrayList<>()); // bucket 3 of the 100 ms level
+        timer.advanceClock(199);
         TimingWheel coarse = level(engine, 2);
-        assertThat(linkedOn(coarse)).isEqualTo(400);
+        assertThat(linkedOn(coarse)).isEqualTo(100);
+        assertThat(engine.cascadeAheadOnce(true)).as("its lead starts at 200").isFalse();
 
-        clock.advanceMillis(349); // the lead is 400 / 8 = 50 ms
-        timer.advanceClock(0);
-        assertThat(linkedOn(coarse)).as("before the lead").isEqualTo(400);
-
-        clock.advanceMillis(1);
-        assertThat(timer.advanceClock(0)).as("no bucket was due").isFalse();
-        assertThat(linkedOn(coarse)).as("first pass at 350: what fits the 20 ms level (< 340 + 400) moved")
-                .isEqualTo(800 - 740);
+        timer.advanceClock(1); // 200: 1 ms of the 100 ms lead
+        assertThat(engine.cascadeAheadOnce(true)).isTrue();
+        assertThat(linkedOn(coarse)).isEqualTo(99);
+        assertThat(engine.cascadeAheadOnce(true)).as("nothing behind schedule").isFalse();
         timer.checkInvariants();
 
-        clock.advanceMillis(25); // the time left has halved: second pass at 375
-        timer.advanceClock(0);
-        assertThat(linkedOn(coarse)).as("second pass at 375 (< 360 + 400)").isEqualTo(800 - 760);
+        timer.advanceClock(49); // 249: half way
+        engine.cascadeAheadOnce(true);
+        assertThat(linkedOn(coarse)).isEqualTo(50);
+        timer.checkInvariants();
+
+        timer.advanceClock(50); // 299: the last finest tick before it is due
+        engine.cascadeAheadOnce(true);
+        assertThat(linkedOn(coarse)).isZero();
         assertThat(tasks).allSatisfy(task -> assertThat(task.ranAtMs).isEmpty());
         timer.checkInvariants();
 
-        stepTo(clock, timer, 800, timer::checkInvariants);
+        stepTo(clock, timer, 400, timer::checkInvariants);
         assertThat(tasks).allSatisfy(task -> assertThat(task.ranAtMs).containsExactly(task.delayMs()));
         assertThat(timer.size()).isZero();
         assertThat(timer.checkInvariants()).isZero();
     }
 
     @Test
-    void advanceClock_allEarlyWorkDone_parksUntilTheNextPassWithoutFurtherWork() throws Exception {
+    void advanceClock_nothingDueWithinTheLead_movesTheWholeBucketAtOnce() throws Exception {
         SystemTimer timer = systemTimer();
         TimerEngine engine = timer.engine();
-        addRange(timer, 400, 800, new ArrayList<>());
-        clock.advanceMillis(350);
+        List<ClockedTask> tasks = addRange(timer, 300, 400, new ArrayList<>());
         timer.advanceClock(0);
+        TimingWheel coarse = level(engine, 2);
 
-        assertThat(cascadeAheadOnce(engine)).as("nothing more to cascade at 350").isFalse();
-        assertThat(engine.nanosUntilNextWork()).as("wakes for the next pass, at 375")
-                .isEqualTo(TimeUnit.MILLISECONDS.toNanos(25));
+        clock.advanceMillis(199);
+        assertThat(timer.advanceClock(0)).isFalse();
+        assertThat(linkedOn(coarse)).as("before the lead").isEqualTo(100);
+        assertThat(engine.nanosUntilNextWork()).as("wakes when the lead starts").isEqualTo(
+                TimeUnit.MILLISECONDS.toNanos(1));
+
+        clock.advanceMillis(1);
+        assertThat(timer.advanceClock(0)).as("no bucket was due").isFalse();
+        assertThat(linkedOn(coarse)).isZero();
+        timer.checkInvariants();
+
+        stepTo(clock, timer, 400, timer::checkInvariants);
+        assertThat(tasks).allSatisfy(task -> assertThat(task.ranAtMs).containsExactly(task.delayMs()));
+        assertThat(timer.checkInvariants()).isZero();
+    }
+
+    @Test
+    void advanceClock_dueWorkEveryTick_cascadesAheadOnScheduleAndRunsEachTaskAtItsDeadline() throws Exception {
+        SystemTimer timer = systemTimer();
+        TimerEngine engine = timer.engine();
+        List<ClockedTask> tasks = new ArrayList<>();
+        for (int copy = 0; copy < 20; copy++) {
+            addRange(timer, 300, 400, tasks); // 2,000 tasks in one coarse bucket
+        }
+        List<ClockedTask> tickers = addRange(timer, 1, 300, new ArrayList<>()); // something due every tick
+        timer.advanceClock(0);
+        TimingWheel coarse = level(engine, 2);
+
+        stepTo(clock, timer, 250, timer::checkInvariants);
+
+        assertThat(linkedOn(coarse)).as("51 ms of the 100 ms lead: 51% moved").isEqualTo(2_000 - 1_020);
+        stepTo(clock, timer, 300, timer::checkInvariants);
+        assertThat(linkedOn(coarse)).as("all moved before it is due").isZero();
+        stepTo(clock, timer, 400, timer::checkInvariants);
+        assertThat(tasks).allSatisfy(task -> assertThat(task.ranAtMs).containsExactly(task.delayMs()));
+        assertThat(tickers).allSatisfy(task -> assertThat(task.ranAtMs).containsExactly(task.delayMs()));
+        assertThat(timer.checkInvariants()).isZero();
     }
 
     @Test
@@ -167,27 +217,57 @@ class CascadeAheadTest {
         assertThat(timer.checkInvariants()).isZero();
     }
 
+    @ParameterizedTest
+    @CsvSource({"1, 2", "1, 3", "1, 4", "1, 8", "3, 3", "3, 5", "2, 64"})
+    void advanceClock_anyGeometry_runsEachTaskAtTheEndOfItsTickWhateverMovesItAhead(long tickMs, int wheelSize)
+            throws Exception {
+        SystemTimer timer = SystemTimer.builder("shapes").geometry(new TimerGeometry(tickMs, wheelSize)).clock(clock)
+                .executor(Runnable::run).build();
+        toClose.add(timer);
+        SplittableRandom random = new SplittableRandom(tickMs * 100 + wheelSize);
+        List<ClockedTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++) {
+            // sparse and dense stretches: both the idle and the paced ways of cascading ahead
+            ClockedTask task = new ClockedTask(random.nextInt(4) == 0 ? 1 + random.nextInt(3_000)
+                    : 1_500 + random.nextInt(200));
+            timer.add(task);
+            tasks.add(task);
+        }
+        List<ClockedTask> cancelled = new ArrayList<>();
+        for (int i = 0; i < tasks.size(); i += 11) {
+            tasks.get(i).cancel();
+            cancelled.add(tasks.get(i));
+        }
+
+        stepTo(clock, timer, 3_000 + 2 * tickMs, timer::checkInvariants);
+
+        assertThat(tasks).allSatisfy(task -> assertThat(task.ranAtMs).isEqualTo(cancelled.contains(task) ? List.of()
+                : List.of((task.delayMs() + tickMs - 1) / tickMs * tickMs)));
+        assertThat(timer.checkInvariants()).isZero();
+    }
+
     @Test
-    void cascadeAhead_earlyListInProgress_cancelledTasksNeverRunAndTheRestRunOnTime() throws Exception {
+    void cascadeAhead_bucketPartlyMoved_cancelledTasksNeverRunAndTheRestRunOnTime() throws Exception {
         ManualTimer timer = manualTimer();
         TimerEngine engine = timer.engine();
         List<ClockedTask> tasks = new ArrayList<>();
-        for (int copy = 0; copy < 8; copy++) {
-            addRange(timer, 400, 800, tasks); // 3,200 tasks, more than one step
+        for (int copy = 0; copy < 32; copy++) {
+            addRange(timer, 300, 400, tasks); // 3,200 tasks, more than one step
         }
-        timer.advanceClock(350);
+        timer.advanceClock(200);
 
-        assertThat(cascadeAheadOnce(engine)).isTrue();
-        assertThat(linkedOn(level(engine, 2))).as("a step re-adds a bounded batch").isGreaterThan(1_000);
+        assertThat(engine.cascadeAheadOnce(false)).isTrue();
+        assertThat(linkedOn(level(engine, 2))).as("a step re-adds a bounded batch").isEqualTo(3_200 - 1_024);
         timer.checkInvariants();
         List<ClockedTask> cancelled = new ArrayList<>();
         for (int i = 0; i < tasks.size(); i += 3) {
             tasks.get(i).cancel();
             cancelled.add(tasks.get(i));
         }
+        timer.advanceClock(0);
         timer.checkInvariants();
 
-        stepTo(clock, timer, 800, timer::checkInvariants);
+        stepTo(clock, timer, 400, timer::checkInvariants);
 
         assertThat(tasks).allSatisfy(task -> assertThat(task.ranAtMs)
                 .isEqualTo(cancelled.contains(task) ? List.of() : List.of(task.delayMs())));
@@ -196,14 +276,14 @@ class CascadeAheadTest {
     }
 
     @Test
-    void close_earlyListInProgress_cancelsItsTasks() throws Exception {
+    void close_bucketPartlyMoved_cancelsItsTasks() throws Exception {
         ManualTimer timer = manualTimer();
         List<ClockedTask> tasks = new ArrayList<>();
-        for (int copy = 0; copy < 8; copy++) {
-            addRange(timer, 400, 800, tasks);
+        for (int copy = 0; copy < 32; copy++) {
+            addRange(timer, 300, 400, tasks);
         }
-        timer.advanceClock(350);
-        assertThat(cascadeAheadOnce(timer.engine())).isTrue();
+        timer.advanceClock(200);
+        assertThat(timer.engine().cascadeAheadOnce(false)).isTrue();
 
         timer.close();
 

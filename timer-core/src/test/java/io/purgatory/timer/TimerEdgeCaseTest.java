@@ -77,8 +77,7 @@ class TimerEdgeCaseTest {
 
         for (CountingTask task : List.of(linked, onInbox, linkedAndOnInbox)) {
             assertThat(task.state()).as("%s", task).isEqualTo(TimerTask.CANCELLED);
-            assertThat(task.next).isNull();
-            assertThat(task.prev).isNull();
+            assertThat(task.slot).as("unlinked").isZero();
         }
         assertThat(timer.size()).isZero();
         assertThat(timer.checkInvariants()).as("no bucket left queued").isZero();

@@ -11,8 +11,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class TimerGeometryTest {
 
     @Test
-    void default_isKafkasOneMsTickAndTwentyBuckets() {
-        assertThat(TimerGeometry.DEFAULT).isEqualTo(new TimerGeometry(1, 20));
+    void default_isAOneMsTickAnd1024Buckets_kafkasTwenty() {
+        assertThat(TimerGeometry.DEFAULT).isEqualTo(new TimerGeometry(1, 1024));
+        assertThat(TimerGeometry.KAFKA).isEqualTo(new TimerGeometry(1, 20));
     }
 
     @Test
@@ -40,7 +41,7 @@ class TimerGeometryTest {
         TimerGeometry geometry = TimerGeometry.DEFAULT.withTickMs(5).withWheelSize(64);
 
         assertThat(geometry).isEqualTo(new TimerGeometry(5, 64));
-        assertThat(TimerGeometry.DEFAULT).as("immutable").isEqualTo(new TimerGeometry(1, 20));
+        assertThat(TimerGeometry.DEFAULT).as("immutable").isEqualTo(new TimerGeometry(1, 1024));
         assertThatIllegalArgumentException().isThrownBy(() -> geometry.withWheelSize(1))
                 .withMessage("wheelSize must be between 2 and 65536: 1");
         assertThatIllegalArgumentException().isThrownBy(() -> geometry.withTickMs(0))

@@ -128,30 +128,31 @@ class TimerInvariantCheckerTest {
     }
 
     @Test
-    void checkInvariants_brokenBucketLinks_throwNamingTheBucket() {
+    void checkInvariants_taskNotAtItsSlot_throwsNamingTheBucket() {
         CountingTask first = new CountingTask(5);
         CountingTask second = new CountingTask(5);
         timer.add(first);
         timer.add(second);
         timer.advanceClock(0);
 
-        second.prev = second; // the back link of the second task no longer points at the first
+        second.slot = first.slot; // the second task claims the first one's position
 
         assertThatThrownBy(timer::checkInvariants).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("broken link after")
+                .hasMessageContaining("(L1)")
                 .hasMessageContaining("TimerTaskList[tickMs=1, expirationMs=5]");
     }
 
     @Test
-    void checkInvariants_brokenLinkAtTheSentinel_namesTheSentinel() {
+    void checkInvariants_slotNamingAnotherBucket_throwsNamingIt() {
         CountingTask only = new CountingTask(5);
         timer.add(only);
         timer.advanceClock(0);
 
-        only.prev = null;
+        only.slot = TimerTaskList.slotOf(7, 0);
 
         assertThatThrownBy(timer::checkInvariants).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("broken link after Sentinel");
+                .hasMessageContaining("(L1)")
+                .hasMessageContaining("the slot of bucket 7 position 0");
     }
 
     @Test

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
+/** A bucket: tasks in an array, each at the position its slot names (L1), holes bounded (L4). */
 class TimerTaskListTest {
 
     private static List<TimerTask> contents(TimerTaskList list) {
@@ -32,92 +34,122 @@ class TimerTaskListTest {
         assertThat(list.isEmpty()).isTrue();
         assertThat(contents(list)).isEmpty();
         assertThat(list.expirationMs()).isEqualTo(TimerTaskList.NONE);
-        list.checkLinks();
+        list.checkSlots();
     }
 
     @Test
-    void add_severalTasks_linksThemInOrderBothWays() {
-        TimerTaskList list = new TimerTaskList(1L);
+    void add_severalTasks_keepsThemInOrderEachAtItsSlot() {
+        TimerTaskList list = new TimerTaskList(3, 1L);
         List<TimerTask> tasks = tasks(3);
 
         tasks.forEach(list::add);
 
         assertThat(list.isEmpty()).isFalse();
+        assertThat(list.size()).isEqualTo(3);
         assertThat(contents(list)).containsExactlyElementsOf(tasks);
-        TimerTask a = tasks.get(0);
-        TimerTask b = tasks.get(1);
-        TimerTask c = tasks.get(2);
-        assertThat(a.next).isSameAs(b);
-        assertThat(b.prev).isSameAs(a);
-        assertThat(b.next).isSameAs(c);
-        assertThat(c.prev).isSameAs(b);
-        assertThat(c.next).isSameAs(a.prev); // both are the sentinel
-        list.checkLinks();
+        for (int i = 0; i < 3; i++) {
+            assertThat(tasks.get(i).slot).isEqualTo(TimerTaskList.slotOf(3, i));
+            assertThat(TimerTaskList.bucketId(tasks.get(i).slot)).isEqualTo(3);
+        }
+        list.checkSlots();
     }
 
     @Test
-    void remove_middleTask_relinksNeighboursAndClearsItsLinks() {
+    void slotOf_anyBucketAndPosition_isNeverTheUnlinkedSlot() {
+        assertThat(TimerTaskList.slotOf(0, 0)).isNotZero();
+        assertThat(TimerTaskList.bucketId(TimerTaskList.slotOf(0, 0))).isZero();
+        int topId = 61 << 16 | 0xFFFF;
+        assertThat(TimerTaskList.bucketId(TimerTaskList.slotOf(topId, Integer.MAX_VALUE))).isEqualTo(topId);
+    }
+
+    @Test
+    void remove_middleTask_leavesAHoleAndClearsItsSlot() {
         TimerTaskList list = new TimerTaskList(1L);
         List<TimerTask> tasks = tasks(3);
         tasks.forEach(list::add);
-        TimerTask a = tasks.get(0);
         TimerTask b = tasks.get(1);
-        TimerTask c = tasks.get(2);
 
-        TimerTaskList.remove(b);
+        list.remove(b);
 
-        assertThat(contents(list)).containsExactly(a, c);
-        assertThat(a.next).isSameAs(c);
-        assertThat(c.prev).isSameAs(a);
-        assertThat(b.prev).isNull();
-        assertThat(b.next).isNull();
-        list.checkLinks();
+        assertThat(contents(list)).containsExactly(tasks.get(0), tasks.get(2));
+        assertThat(b.slot).isZero();
+        assertThat(list.size()).isEqualTo(2);
+        assertThat(tasks.get(2).slot).as("not moved").isEqualTo(TimerTaskList.slotOf(0, 2));
+        list.checkSlots();
     }
 
     @Test
-    void remove_headAndTail_leavesTheMiddle() {
-        TimerTaskList list = new TimerTaskList(1L);
-        List<TimerTask> tasks = tasks(3);
-        tasks.forEach(list::add);
-
-        TimerTaskList.remove(tasks.get(0));
-        TimerTaskList.remove(tasks.get(2));
-
-        assertThat(contents(list)).containsExactly(tasks.get(1));
-        list.checkLinks();
-    }
-
-    @Test
-    void remove_onlyTask_leavesAnEmptyList() {
+    void remove_onlyTask_leavesAnEmptyListThatStartsOver() {
         TimerTaskList list = new TimerTaskList(1L);
         TimerTask task = new CountingTask(1);
         list.add(task);
 
-        TimerTaskList.remove(task);
+        list.remove(task);
 
         assertThat(list.isEmpty()).isTrue();
         assertThat(contents(list)).isEmpty();
-        assertThat(task.prev).isNull();
-        assertThat(task.next).isNull();
-        list.checkLinks();
+        assertThat(task.slot).isZero();
+        assertThat(list.end()).isZero();
+        list.checkSlots();
     }
 
     @Test
     void remove_thenAddToAnotherList_movesTheTask() {
-        TimerTaskList first = new TimerTaskList(1L);
-        TimerTaskList second = new TimerTaskList(1L);
+        TimerTaskList first = new TimerTaskList(1, 1L);
+        TimerTaskList second = new TimerTaskList(2, 1L);
         List<TimerTask> tasks = tasks(10);
         tasks.forEach(first::add);
 
         for (TimerTask task : tasks.subList(0, 4)) {
-            TimerTaskList.remove(task);
+            first.remove(task);
             second.add(task);
         }
 
         assertThat(contents(first)).containsExactlyElementsOf(tasks.subList(4, 10));
         assertThat(contents(second)).containsExactlyElementsOf(tasks.subList(0, 4));
-        first.checkLinks();
-        second.checkLinks();
+        first.checkSlots();
+        second.checkSlots();
+    }
+
+    @Test
+    void add_fullArrayMostlyHoles_compactsInOrderInsteadOfGrowing() {
+        TimerTaskList list = new TimerTaskList(1L);
+        List<TimerTask> tasks = tasks(64);
+        tasks.subList(0, 8).forEach(list::add);
+        for (int i = 0; i < 6; i++) {
+            list.remove(tasks.get(i)); // 2 of 8 left
+        }
+
+        tasks.subList(8, 14).forEach(list::add); // the first add finds the 8 slots used
+
+        assertThat(contents(list)).containsExactlyElementsOf(tasks.subList(6, 14));
+        assertThat(list.end()).as("compacted: 2 moved to the front, 6 appended").isEqualTo(8);
+        list.checkSlots();
+    }
+
+    @Test
+    void addAndRemove_randomChurn_keepsEverySlotRightAndTheArrayBounded() {
+        TimerTaskList list = new TimerTaskList(5, 1L);
+        SplittableRandom random = new SplittableRandom(11);
+        List<TimerTask> linked = new ArrayList<>();
+        int mostLinked = 0;
+        for (int step = 0; step < 20_000; step++) {
+            if (linked.isEmpty() || random.nextInt(100) < 55) {
+                TimerTask task = new CountingTask(step);
+                list.add(task);
+                linked.add(task);
+            } else {
+                list.remove(linked.remove(random.nextInt(linked.size())));
+            }
+            mostLinked = Math.max(mostLinked, linked.size());
+            assertThat(list.size()).isEqualTo(linked.size());
+            assertThat(list.end()).as("(L4) holes bounded").isLessThanOrEqualTo(Math.max(8, 3 * mostLinked));
+            if (step % 97 == 0) {
+                list.checkSlots();
+                assertThat(contents(list)).containsExactlyInAnyOrderElementsOf(linked);
+            }
+        }
+        list.checkSlots();
     }
 
     @Test
@@ -136,22 +168,24 @@ class TimerTaskListTest {
     @Test
     void flush_nonEmptyList_handsEveryTaskOnceInOrderAndEmptiesTheList() {
         TimerTaskList list = new TimerTaskList(1L);
-        List<TimerTask> tasks = tasks(5);
+        List<TimerTask> tasks = tasks(100); // several runs of LOAD_AHEAD
         tasks.forEach(list::add);
+        list.remove(tasks.get(40));
         list.setExpiration(100L);
         List<TimerTask> flushed = new ArrayList<>();
 
         list.flush(task -> {
-            assertThat(task.prev).isNull();
-            assertThat(task.next).isNull();
+            assertThat(task.slot).isZero();
             flushed.add(task);
         });
 
-        assertThat(flushed).containsExactlyElementsOf(tasks);
+        List<TimerTask> expected = new ArrayList<>(tasks);
+        expected.remove(40);
+        assertThat(flushed).containsExactlyElementsOf(expected);
         assertThat(list.isEmpty()).isTrue();
         assertThat(contents(list)).isEmpty();
         assertThat(list.expirationMs()).isEqualTo(TimerTaskList.NONE);
-        list.checkLinks();
+        list.checkSlots();
     }
 
     @Test
@@ -168,7 +202,7 @@ class TimerTaskListTest {
 
         assertThat(flushed).containsExactlyElementsOf(tasks);
         assertThat(contents(list)).containsExactlyElementsOf(tasks);
-        list.checkLinks();
+        list.checkSlots();
     }
 
     @Test
@@ -181,6 +215,33 @@ class TimerTaskListTest {
 
         assertThat(flushed).isEmpty();
         assertThat(list.expirationMs()).isEqualTo(TimerTaskList.NONE);
+    }
+
+    @Test
+    void drainTo_part_handsOverThatPrefixAndKeepsTheRestAndTheExpiration() {
+        TimerTaskList list = new TimerTaskList(1L);
+        List<TimerTask> tasks = tasks(50);
+        tasks.forEach(list::add);
+        list.remove(tasks.get(3));
+        list.setExpiration(70L);
+        List<TimerTask> drained = new ArrayList<>();
+
+        assertThat(list.drainTo(10, drained::add)).isEqualTo(9);
+        assertThat(list.drainTo(10, drained::add)).as("nothing left below 10").isZero();
+
+        List<TimerTask> prefix = new ArrayList<>(tasks.subList(0, 10));
+        prefix.remove(3);
+        assertThat(drained).containsExactlyElementsOf(prefix);
+        assertThat(drained).allSatisfy(task -> assertThat(task.slot).isZero());
+        assertThat(contents(list)).containsExactlyElementsOf(tasks.subList(10, 50));
+        assertThat(list.head()).isEqualTo(10);
+        assertThat(list.expirationMs()).isEqualTo(70L);
+        list.checkSlots();
+
+        assertThat(list.drainTo(list.end(), drained::add)).isEqualTo(40);
+        assertThat(list.isEmpty()).isTrue();
+        assertThat(list.head()).as("started over").isZero();
+        list.checkSlots();
     }
 
     @Test

@@ -10,7 +10,10 @@ import java.util.PriorityQueue;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Kafka's TimingWheelTest (tick 10 ms, 5 buckets, start 1000), adapted to round-up placement. */
+/**
+ * Kafka's TimingWheelTest (tick 10 ms, 5 buckets, start 1000), adapted to round-up placement and
+ * to coarser levels whose tick is half the span below (20 ms here), not the whole span.
+ */
 class TimingWheelTest {
 
     private static final long TICK_MS = 10L;
@@ -26,7 +29,7 @@ class TimingWheelTest {
     void setUp() {
         // by expiration, and finer wheel first on a tie, as the engine orders them (TimerTaskList L3)
         queue = new PriorityQueue<>(TimerTaskList.DUE_ORDER);
-        wheel = new TimingWheel(TICK_MS, WHEEL_SIZE, START_MS, queue, true);
+        wheel = new TimingWheel(TICK_MS, WHEEL_SIZE, START_MS, queue);
     }
 
     private static TimerTask task(long deadlineMs) {
@@ -55,7 +58,7 @@ class TimingWheelTest {
 
     @Test
     void constructor_startNotOnTick_roundsTheCurrentTimeDown() {
-        TimingWheel unaligned = new TimingWheel(TICK_MS, WHEEL_SIZE, 1007L, queue, true);
+        TimingWheel unaligned = new TimingWheel(TICK_MS, WHEEL_SIZE, 1007L, queue);
 
         assertThat(unaligned.currentTimeMs()).isEqualTo(1000L);
         assertThat(unaligned.intervalMs()).isEqualTo(50L);
@@ -126,18 +129,19 @@ class TimingWheelTest {
     void add_deadlineBeyondTheInterval_createsOneOverflowWheelAndReusesIt() {
         assertThat(wheel.overflow()).isNull();
 
-        assertThat(add(task(1060L))).isTrue();
+        assertThat(add(task(1065L))).isTrue();
         TimingWheel overflow = wheel.overflow();
         assertThat(overflow).isNotNull();
-        assertThat(overflow.tickMs()).isEqualTo(50L);
+        assertThat(overflow.tickMs()).as("half the finest span").isEqualTo(20L);
+        assertThat(overflow.leadMs()).as("a whole tick: its buckets fit the finest span a tick early").isEqualTo(20L);
         assertThat(overflow.currentTimeMs()).isEqualTo(1000L);
 
-        assertThat(add(task(1061L))).isTrue();
+        assertThat(add(task(1079L))).isTrue();
         assertThat(wheel.overflow()).isSameAs(overflow);
         assertThat(overflow.overflow()).isNull();
         // a coarser bucket is due at its start, at or before its tasks' deadlines
         assertThat(queue).hasSize(1);
-        assertThat(queue.peek().expirationMs()).isEqualTo(1050L);
+        assertThat(queue.peek().expirationMs()).isEqualTo(1060L);
         assertThat(wheel.checkInvariants()).isEqualTo(2L);
     }
 
@@ -170,24 +174,24 @@ class TimingWheelTest {
     void advanceClock_withAnOverflowWheel_roundsDownOnEveryLevel() {
         add(task(1060L));
 
-        wheel.advanceClock(1060L);
+        wheel.advanceClock(1070L);
 
-        assertThat(wheel.currentTimeMs()).isEqualTo(1060L);
-        assertThat(wheel.overflow().currentTimeMs()).isEqualTo(1050L);
+        assertThat(wheel.currentTimeMs()).isEqualTo(1070L);
+        assertThat(wheel.overflow().currentTimeMs()).isEqualTo(1060L);
     }
 
     @Test
     void add_afterAdvancing_measuresFromTheNewCurrentTime() {
         TimerTask reinserted = task(1070L);
-        add(reinserted); // overflow bucket due at 1050
+        add(reinserted); // overflow bucket due at 1060
         TimingWheel overflow = wheel.overflow();
 
-        expireDue(1060L); // flushes the overflow bucket: 1070 moves to the finest level
+        expireDue(1065L); // flushes the overflow bucket: 1070 moves to the finest level
 
         assertThat(wheel.currentTimeMs()).isEqualTo(1060L);
-        assertThat(overflow.currentTimeMs()).isEqualTo(1050L);
+        assertThat(overflow.currentTimeMs()).isEqualTo(1060L);
         assertThat(add(task(1110L))).isTrue(); // 50 ahead of 1060: finest level
-        assertThat(add(task(1111L))).isTrue(); // beyond: the overflow wheel, at 1050
+        assertThat(add(task(1111L))).isTrue(); // beyond: the overflow wheel, at 1060
         assertThat(wheel.overflow()).isSameAs(overflow);
         assertThat(expired).isEmpty();
         assertThat(wheel.checkInvariants()).isEqualTo(3L);
@@ -205,8 +209,8 @@ class TimingWheelTest {
             levels++;
             top = w;
         }
-        // level k spans 10 * 5^(k+1) ms: about 25 levels reach 2^61; the top one spans the deadline
-        assertThat(levels).isBetween(2, 30);
+        // level k >= 1 has a tick of 10 * 2^k ms and spans 5 of them: about 56 levels reach 2^61
+        assertThat(levels).isBetween(2, 64);
         assertThat(top.intervalMs()).isGreaterThan(Timer.MAX_DELAY_MS);
         assertThat(wheel.checkInvariants()).isEqualTo(1L);
     }
@@ -237,19 +241,36 @@ class TimingWheelTest {
     }
 
     @Test
-    void expireDue_coarseAndFinestBucketsDueTogether_keepsOneVirtualTickPerBucket() {
-        // Both buckets are due at 1050: the coarse one (tick 50) holds 1095, the finest one 1050.
-        // Re-adding 1095 at 1050 targets virtual tick 110, whose finest bucket is 1050's.
-        TimerTask late = task(1095L);
-        TimerTask due = task(1050L);
+    void expireDue_coarseAndFinestBucketsDueTogether_expiresTheFinestAndReaddsTheCoarse() {
+        // Both buckets are due at 1060: the coarse one (tick 20) holds 1075, the finest one 1060.
+        TimerTask late = task(1075L);
+        TimerTask due = task(1060L);
         add(late);
         add(due);
 
-        expireDue(1050L);
+        expireDue(1060L);
 
         assertThat(expired).containsOnlyKeys(due);
-        wheel.checkInvariants();
-        expireDue(1100L);
-        assertThat(expired).containsEntry(late, 1100L);
+        assertThat(wheel.checkInvariants()).isEqualTo(1L);
+        expireDue(1080L);
+        assertThat(expired).containsEntry(late, 1080L);
+    }
+
+    @Test
+    void unlink_tasksOnSeveralLevels_removesEachFromTheBucketItsSlotNames() {
+        TimerTask fine = task(1020L);
+        TimerTask coarse = task(1075L);
+        TimerTask coarser = task(1500L);
+        List.of(fine, coarse, coarser).forEach(this::add);
+        assertThat(wheel.checkInvariants()).isEqualTo(3L);
+
+        wheel.unlink(coarse);
+        wheel.unlink(coarser);
+
+        assertThat(coarse.slot).isZero();
+        assertThat(coarser.slot).isZero();
+        assertThat(wheel.checkInvariants()).isEqualTo(1L);
+        expireDue(2000L);
+        assertThat(expired).containsOnlyKeys(fine);
     }
 }

@@ -91,7 +91,7 @@ class OrderPaymentsApplicationTest {
     }
 
     @Test
-    void actuator_servesThePurgatoryMetricsAndStats() {
+    void actuator_prometheusAndPurgatoriesEndpoints_serveThePurgatoryMetricsAndStats() {
         String prometheus = send("GET", "/actuator/prometheus", null).join().body();
         assertThat(prometheus).contains("purgatory_pending_operations{purgatory=\"payments\"}",
                 "purgatory_events_retained_events{purgatory=\"payments\"}");

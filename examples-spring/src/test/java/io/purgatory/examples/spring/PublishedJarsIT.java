@@ -33,7 +33,7 @@ class PublishedJarsIT {
             "purgatory-kafka", "io.purgatory.kafka", "purgatory-spring-boot-starter", "io.purgatory.spring");
 
     @Test
-    void everyPublishedJar_carriesLicenseNoticeAndItsVersion() throws IOException {
+    void publishedJars_mainSourcesAndJavadoc_carryLicenseNoticeAndTheirVersion() throws IOException {
         assertThat(VERSION).as("the project.version system property").isNotBlank();
         byte[] license = Files.readAllBytes(ROOT.resolve("LICENSE"));
         byte[] notice = Files.readAllBytes(ROOT.resolve("NOTICE"));
@@ -58,7 +58,7 @@ class PublishedJarsIT {
     }
 
     @Test
-    void everyPublishedMainJar_isTheJpmsModuleTheReadmeNames() {
+    void publishedMainJars_readAsModules_areTheJpmsModulesTheReadmeNames() {
         for (Map.Entry<String, String> module : MODULES.entrySet()) {
             Path jar = ROOT.resolve(module.getKey()).resolve("target")
                     .resolve(module.getKey() + "-" + VERSION + ".jar");

@@ -37,7 +37,7 @@ class JavadocExamplesTest {
             "JavadocLayoutBrowserTest.java");
 
     @Test
-    void classCommentExamples_areCompiledSourcesOfTheExamples() throws IOException {
+    void classComments_everyExample_isACompiledSourceOfTheExamples() throws IOException {
         Map<String, List<String>> examples = new LinkedHashMap<>();
         for (String module : PublishedModules.names()) {
             for (Path dir : PublishedModules.packages(module)) {
@@ -113,7 +113,7 @@ class JavadocExamplesTest {
     }
 
     @Test
-    void delayedOperationPurgatoryExample_answersThePaymentWhenTheOrderIsPaid() throws Exception {
+    void delayedOperationPurgatoryExample_orderPaid_answersThePayment() throws Exception {
         CompletableFuture<String> reply = new CompletableFuture<>();
         try (DelayedOperationPurgatory<DelayedPayment> payments =
                      DelayedOperationPurgatoryExample.run(new Orders(), "order-1", reply)) {
@@ -145,7 +145,7 @@ class JavadocExamplesTest {
     }
 
     @Test
-    void keyedWaitsExample_completesTheLongPollWithThePayment() {
+    void keyedWaitsExample_paymentArrives_completesTheLongPollWithIt() {
         KeyedWaitsExample.Payment payment = new KeyedWaitsExample.Payment("order-1", 4_200);
 
         assertThat(KeyedWaitsExample.run(new KeyedWaitsExample.OrderId("order-1"), payment))
@@ -153,12 +153,12 @@ class JavadocExamplesTest {
     }
 
     @Test
-    void delayedConditionExample_completesWhenTheOrderIsPaid() {
+    void delayedConditionExample_orderPaid_completes() {
         assertThat(DelayedConditionExample.run(new Orders(), "order-1")).isCompletedWithValue(Outcome.COMPLETED);
     }
 
     @Test
-    void purgatoryRuntimeExample_closesBothPurgatoriesWithTheRuntime() {
+    void purgatoryRuntimeExample_runtimeClosed_closesBothPurgatories() {
         List<Purgatory> purgatories = PurgatoryRuntimeExample.run();
 
         assertThat(purgatories).extracting(Purgatory::name).containsExactly("payments", "shipments");
@@ -166,7 +166,7 @@ class JavadocExamplesTest {
     }
 
     @Test
-    void delayedFuturePurgatoryExample_answersOnceBothReplicasAcknowledged() throws Exception {
+    void delayedFuturePurgatoryExample_replicasAcknowledge_answersOnceBothHave() throws Exception {
         CompletableFuture<Long> replica1 = new CompletableFuture<>();
         CompletableFuture<Long> replica2 = new CompletableFuture<>();
         CompletableFuture<Boolean> reply = new CompletableFuture<>();

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class PackageOverviewTest {
 
     @Test
-    void packageInfo_linksEveryPublicTopLevelTypeOfItsPackage() {
+    void packageInfo_everyPublishedPackage_linksEveryPublicTopLevelType() {
         List<String> checked = new ArrayList<>();
         List<String> unnamed = new ArrayList<>();
         for (String module : PublishedModules.names()) {

@@ -24,14 +24,15 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The metrics seam as a matrix: each registry function the binding calls, failing for one meter,
- * x what it throws (a RuntimeException, an Error, a real StackOverflowError) x each path (bind at
- * build, bindMetrics later, close). Afterwards: nothing half-registered, the purgatory's own state
- * and counters as without metrics, close removed every meter it could, and only a bind throws, with
- * a message naming what failed. The gauge and counter functions the registry reads are the core's
- * O(1) reads of its counters, which throw nothing, so they are not a row here.
+ * The Micrometer binding on a failing registry, as a matrix: each registry function the binding
+ * calls, failing for one meter, x what it throws (a RuntimeException, an Error, a real
+ * StackOverflowError) x each path (bind at build, bindMetrics later, close). Afterwards: nothing
+ * half-registered, the purgatory's own state and counters as without metrics, close removed every
+ * meter it could, and only a bind throws, with a message naming what failed. The gauge and counter
+ * functions the registry reads are the core's O(1) reads of its counters, which throw nothing, so
+ * they are not a row here.
  */
-class MetricsSeamFaultTest {
+class RegistryFaultMatrixTest {
 
     private static final String NAME = "seam";
     /** Meters of a purgatory without retention: 3 gauges, 3 + 1 timers, 1 + 4 + 3 counters. */
@@ -112,7 +113,7 @@ class MetricsSeamFaultTest {
 
     @ParameterizedTest(name = "{0} throws {1} at {2}")
     @MethodSource("matrix")
-    void registryFunctionThrows_nothingHalfRegisteredThePurgatoryUnharmedAndABindFailureNamesIt(Point point,
+    void bindOrClose_registryFunctionThrows_nothingHalfRegisteredThePurgatoryUnharmedAndABindFailureNamesIt(Point point,
                                                                                                 Thrown thrown,
                                                                                                 Path path) {
         switch (path) {

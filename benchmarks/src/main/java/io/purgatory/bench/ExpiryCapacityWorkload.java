@@ -1,0 +1,143 @@
+package io.purgatory.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Workload 2's expiry capacity: a ladder of insert rates, each step one thread inserting operations
+ * that never complete (one key of 1000, timeouts uniform in 100..1100 ms) at that rate for a few
+ * seconds while they expire, on a new purgatory (see {@link ExpirationLoadWorkload#run}). A step
+ * passes if the inserter kept up (at least {@value #KEPT_UP} of the rate), nothing was lost or
+ * fired twice, and the lateness p99 of the operations due by the end of the inserts is at most
+ * {@value #P99_BOUND_MS} ms. A failed step runs once more (a shared machine has hiccups of its own),
+ * and the capacity is the highest rate passed before a step fails twice; each step's p99 (the
+ * retry's, if any) gets a row, and a note lists every round's ladder. Early expiries do not fail a
+ * step (Kafka's timer fires up to a tick early by design): a row counts them over the ladder.
+ */
+final class ExpiryCapacityWorkload extends Workload {
+
+    static final double P99_BOUND_MS = 10;
+    static final double KEPT_UP = 0.95;
+    /** The rate of the warm-up step (full mode), for each implementation. */
+    private static final int WARM_UP_RATE = 400_000;
+
+    private final boolean timerLevel;
+    private final Metric capacity;
+    private final Metric early;
+    private final Map<Integer, Metric> p99ByRate = new LinkedHashMap<>();
+    private final Map<Impl, List<String>> ladders = new EnumMap<>(Impl.class);
+    private List<Integer> rates = List.of();
+    private boolean stopsAtFailure;
+
+    private ExpiryCapacityWorkload(String id, String title, boolean timerLevel, Bar bar) {
+        super(id, title, List.of(Impl.OURS, Impl.KAFKA));
+        this.timerLevel = timerLevel;
+        this.capacity = new Metric(title, "capacity: highest inserts/s with p99 <= 10 ms", bar);
+        this.early = new Metric(title, "fired early, every step", timerLevel ? Bar.NONE : Bar.zero());
+    }
+
+    /** Through the purgatories, the bar: at least 2M inserts/s and 10x Kafka's. */
+    static ExpiryCapacityWorkload purgatory() {
+        return new ExpiryCapacityWorkload("expiration-capacity", "2 expiry capacity (purgatory)", false,
+                Bar.both(Bar.atLeast(2_000_000), Bar.atLeastTimesKafka(10)));
+    }
+
+    /** The timers alone (ours and Kafka's SystemTimer, each with its one executor thread): what the timer sustains. */
+    static ExpiryCapacityWorkload timer() {
+        return new ExpiryCapacityWorkload("expiration-capacity-timer", "2 expiry capacity (timer)", true, Bar.NONE);
+    }
+
+    /** A warm-up step per implementation (full mode), the rounds, then a note of every round's ladder. */
+    @Override
+    void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
+        rates = options.rates().isEmpty() ? sizes.capacityRates() : options.rates();
+        stopsAtFailure = options.rates().isEmpty() && sizes.capacityStopsAtFailure(); // --rates: every step runs
+        for (int rate : rates) {
+            p99ByRate.put(rate, new Metric(title(), String.format(Locale.ROOT, "lateness p99 at %,d inserts/s (ms)",
+                    rate)));
+        }
+        if (sizes.warmup()) {
+            for (Impl impl : impls().stream().filter(options::runs).toList()) {
+                log.printf("  warm-up %s%n", impl.id());
+                step(impl, WARM_UP_RATE, sizes, log);
+                Probe.settle();
+            }
+        }
+        runRounds(sizes, options, results, log);
+        StringBuilder note = new StringBuilder(title()).append(", every round (rate: p99 ms; a failed step is marked"
+                + " with why and run once more, and a second failure ends the ladder): ");
+        ladders.forEach((impl, rounds) -> note.append(impl.id()).append(": ").append(String.join("; ", rounds))
+                .append(". "));
+        results.note(note.toString().trim());
+    }
+
+    @Override
+    void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) {
+        int best = 0;
+        int firedEarly = 0;
+        boolean failed = false;
+        List<String> ladder = new ArrayList<>();
+        for (int rate : rates) {
+            ExpirationLoadWorkload.LoadRun run = step(impl, rate, sizes, log);
+            Probe.settle();
+            String failure = failure(run);
+            firedEarly += run.lateness().early();
+            String retried = "";
+            if (!failure.isEmpty() && stopsAtFailure) { // a second chance: the machine is shared
+                retried = String.format(Locale.ROOT, " (%s), retried:", failure);
+                log.printf("    %s failed (%s): once more%n", shortRate(rate), failure);
+                run = step(impl, rate, sizes, log);
+                Probe.settle();
+                failure = failure(run);
+                firedEarly += run.lateness().early();
+            }
+            recorder.record(p99ByRate.get(rate), run.lateness().p99Ms());
+            ladder.add(String.format(Locale.ROOT, "%s%s %s%s", shortRate(rate), retried,
+                    Results.format(run.lateness().p99Ms()), failure.isEmpty() ? "" : " (" + failure + ")"));
+            if (failure.isEmpty() && !failed) {
+                best = rate;
+            }
+            failed |= !failure.isEmpty();
+            if (failed && stopsAtFailure) {
+                break;
+            }
+        }
+        recorder.record(capacity, best);
+        recorder.record(early, firedEarly);
+        if (recorder != Results.Recorder.DISCARD) {
+            ladders.computeIfAbsent(impl, i -> new ArrayList<>()).add(String.join(", ", ladder));
+        }
+    }
+
+    private ExpirationLoadWorkload.LoadRun step(Impl impl, int rate, Sizes sizes, PrintStream log) {
+        int maxOps = (int) Math.min(Integer.MAX_VALUE - 8, (long) rate * sizes.capacityStepMillis() / 1000 + 1_000);
+        String name = id() + "-" + impl.id();
+        ExpirationLoadWorkload.Target target = timerLevel ? ExpirationLoadWorkload.Target.timer(impl, name)
+                : ExpirationLoadWorkload.Target.purgatory(impl, name, BenchKey.range(sizes.expirationKeys()), null);
+        ExpirationLoadWorkload.LoadRun run = ExpirationLoadWorkload.run(target, impl, name, rate,
+                sizes.capacityStepMillis(), maxOps, sizes);
+        log.printf("    %s%n", run.describe());
+        return run;
+    }
+
+    /** Why a step failed, or "" if it passed. */
+    private static String failure(ExpirationLoadWorkload.LoadRun run) {
+        if (run.lateness().lost() > 0 || run.lateness().twice() > 0) {
+            return "lost or fired twice";
+        }
+        if (run.insertRate() < KEPT_UP * run.targetRate()) {
+            return String.format(Locale.ROOT, "inserted %s/s", shortRate((int) run.insertRate()));
+        }
+        return run.lateness().p99Ms() <= P99_BOUND_MS ? "" : "p99";
+    }
+
+    private static String shortRate(int rate) {
+        return rate >= 1_000_000 ? String.format(Locale.ROOT, "%.2fM", rate / 1e6).replace(".00M", "M")
+                : String.format(Locale.ROOT, "%dk", rate / 1000);
+    }
+}

@@ -1,0 +1,116 @@
+package io.purgatory;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerTask;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The keys of {@link KeyedWaits} on which a wait timed out or was cancelled within a window, so
+ * that an event arriving for such a key is told late rather than unanswered. At most
+ * {@code maxKeys} keys are kept; beyond, the oldest end is forgotten first (counted). Each key
+ * leaves when its window ends, by an entry on the waits' own timer. O(1) per end and per lookup;
+ * thread-safe, one monitor held around map changes and reads only.
+ */
+final class RecentEnds {
+
+    /*
+     * Implementation notes.
+     *
+     * (X4) `ends` holds exactly the keys remembered, oldest end first (a key's newer end replaces
+     *      its older one and moves to the end), at most maxKeys of them; each one it holds has its
+     *      expiry on the timer, and one it no longer holds has none. The same shape as the early
+     *      events' map (X1), for the same reason: memory bounded by count and by time.
+     */
+
+    private final long windowMs;
+    private final int maxKeys;
+    private final Timer timer;
+    @GuardedBy("this")
+    private final LinkedHashMap<Object, End> ends = new LinkedHashMap<>();
+    private final LongAdder forgotten = new LongAdder();
+    @GuardedBy("this")
+    private boolean closed;
+
+    RecentEnds(long windowMs, int maxKeys, Timer timer) {
+        this.windowMs = windowMs;
+        this.maxKeys = maxKeys;
+        this.timer = timer;
+    }
+
+    /** A wait on {@code key} timed out or was cancelled now: remember it for the window (X4). */
+    synchronized void ended(Object key) {
+        if (closed) {
+            return;
+        }
+        End end = new End(this, key, windowMs);
+        End previous = ends.remove(key);
+        if (previous != null) {
+            previous.cancel();
+        }
+        try {
+            timer.add(end);
+        } catch (IllegalStateException timerClosed) {
+            return; // the timer could never end its window: remember nothing
+        }
+        ends.put(key, end);
+        if (ends.size() > maxKeys) {
+            Iterator<End> oldest = ends.values().iterator();
+            oldest.next().cancel();
+            oldest.remove();
+            forgotten.increment();
+        }
+    }
+
+    /** Whether a wait on {@code key} timed out or was cancelled within the window (and is still remembered). */
+    synchronized boolean endedRecently(Object key) {
+        return ends.containsKey(key);
+    }
+
+    /** Forgets every end and stops remembering (X4). */
+    synchronized void close() {
+        closed = true;
+        for (End end : ends.values()) {
+            end.cancel();
+        }
+        ends.clear();
+    }
+
+    /** Keys remembered now. */
+    synchronized int size() {
+        return ends.size();
+    }
+
+    /** Ends forgotten before their window ended, because too many keys were remembered. */
+    long forgotten() {
+        return forgotten.sum();
+    }
+
+    long windowMs() {
+        return windowMs;
+    }
+
+    private synchronized void expire(End end) {
+        ends.remove(end.key, end);
+    }
+
+    /** A remembered end, and its expiry on the timer. */
+    private static final class End extends TimerTask {
+        private final RecentEnds owner;
+        private final Object key;
+
+        End(RecentEnds owner, Object key, long windowMs) {
+            super(windowMs);
+            this.owner = owner;
+            this.key = key;
+        }
+
+        @Override
+        public void run() {
+            owner.expire(this);
+        }
+    }
+}

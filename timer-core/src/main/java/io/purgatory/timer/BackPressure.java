@@ -1,0 +1,110 @@
+package io.purgatory.timer;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Back-pressure on a {@link SystemTimer}'s adds: while its expiries run more than a bound behind
+ * their deadlines, an add waits for them to catch up, so that a thread adding faster than the
+ * timer can expire slows to what it can. Adds stay lock-free; a wait is bounded and never happens
+ * on the timer's own threads. Thread-safe.
+ */
+final class BackPressure {
+
+    /*
+     * Implementation notes.
+     *
+     * Kafka's timer gets back-pressure by accident: its add takes a read lock that the flush of a
+     * due bucket holds for writing. Here it is explicit, measured in time, and off by default.
+     *
+     * (G1) The lag at a time t is t minus the earlier of two due times: that of the earliest
+     *      bucket the driver has not expired (TimerEngine.nextDueMs), and, while hand-offs wait in
+     *      the executor (handed and not started), that of the oldest of them (about the first
+     *      task's deadline of the last one to start: hand-offs leave in due order). Both grow with
+     *      real time when the driver or the executor stalls, and read 0 once they keep up.
+     * (G2) A wait ends when the lag is down to half the bound, or after the bound itself, or on
+     *      an interrupt (left set) or a close, whichever comes first; it never happens on the
+     *      driving thread or a thread running this timer's hand-off, whose progress is what it
+     *      would wait for. So a stuck executor slows adds down to one per bound, never stops them.
+     */
+
+    private static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+    /** The back-pressure whose hand-off the current thread runs, if any (G2). */
+    private static final ThreadLocal<BackPressure> RUNNING = new ThreadLocal<>();
+
+    private final TimerEngine engine;
+    private final long boundMs;
+    private final long maxWaitNanos;
+    /** Hand-offs made and not started (G1). */
+    private final AtomicLong waiting = new AtomicLong();
+    private final LongAdder waits = new LongAdder();
+    private final LongAdder waitedNanos = new LongAdder();
+    /** The due time of the oldest hand-off waiting, while one waits (G1). */
+    private volatile long oldestWaitingDueMs;
+
+    BackPressure(TimerEngine engine, long boundMs) {
+        this.engine = engine;
+        this.boundMs = boundMs;
+        this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(boundMs);
+    }
+
+    /** How far behind their deadlines expiries run now, in ms (G1). */
+    long lagMs() {
+        long nowMs = engine.nowMs();
+        long lag = engine.lagMs(nowMs);
+        return waiting.get() > 0 ? Math.max(lag, nowMs - oldestWaitingDueMs) : lag;
+    }
+
+    /** Called by an add before it schedules: waits while the lag is above the bound (G2). */
+    void beforeAdd() {
+        if (lagMs() <= boundMs || engine.isDrivingThread() || RUNNING.get() == this) {
+            return;
+        }
+        long start = System.nanoTime();
+        do {
+            LockSupport.parkNanos(this, PARK_NANOS);
+        } while (lagMs() > boundMs / 2 && System.nanoTime() - start < maxWaitNanos
+                && !Thread.currentThread().isInterrupted() && !engine.isClosed());
+        waits.increment();
+        waitedNanos.add(System.nanoTime() - start);
+    }
+
+    /** A hand-off whose first task is {@code first} is made (G1). */
+    void handedOff(TimerTask first) {
+        if (waiting.getAndIncrement() == 0) {
+            oldestWaitingDueMs = first.deadlineMs;
+        }
+    }
+
+    /** A hand-off whose first task is {@code first} starts on the current thread (G1, G2). */
+    void runStarting(TimerTask first) {
+        RUNNING.set(this);
+        long dueMs = first.deadlineMs;
+        if (oldestWaitingDueMs != dueMs) {
+            oldestWaitingDueMs = dueMs;
+        }
+        waiting.decrementAndGet();
+    }
+
+    /** The hand-off that started on the current thread is done (G2). */
+    void runFinished() {
+        RUNNING.remove();
+    }
+
+    /** A hand-off the executor refused: the driver runs it instead (G1). */
+    void refused() {
+        waiting.decrementAndGet();
+    }
+
+    /** The adds that waited so far. */
+    long waits() {
+        return waits.sum();
+    }
+
+    /** The time adds spent waiting so far, in ns. */
+    long waitedNanos() {
+        return waitedNanos.sum();
+    }
+}
