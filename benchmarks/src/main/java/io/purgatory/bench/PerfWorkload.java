@@ -36,6 +36,7 @@ final class PerfWorkload extends Workload {
     private final Metric sustained;
     private final Metric reached;
     private final Metric cpu;
+    private final Metric generatorCpu;
     private final Metric allocated;
     private final long[] latencies;
     private final Map<Integer, int[]> intervalsByRate = new HashMap<>();
@@ -46,6 +47,7 @@ final class PerfWorkload extends Workload {
                 new Bar(">= 0.8x floor", null, r -> r >= 0.8), Impl.FLOOR);
         this.reached = new Metric(title, "highest enqueue rate reached (req/s)");
         this.cpu = new Metric(title, "CPU us/request at the reference rate");
+        this.generatorCpu = new Metric(title, "generator thread's CPU us/request at the reference rate");
         this.allocated = new Metric(title, "bytes allocated/request at the reference rate (all Java threads)");
         this.latencies = logNormalSamples(pct50, pct75);
     }
@@ -66,16 +68,22 @@ final class PerfWorkload extends Workload {
         double fastest = 0;
         double cpuPerRequest = Double.NaN;
         double bytesPerRequest = Double.NaN;
+        double generatorCpuPerRequest = Double.NaN;
         for (int rate : sizes.perfRates()) {
             int n = (int) Math.max(1_000, rate * sizes.perfStepMillis() / 1000);
             Step step = runStep(impl, intervals(rate, n), n);
             Probe.settle();
-            log.printf("    %s @ %,d/s: actual %,.0f/s (target %,.0f/s), cpu %.2f us/req, %.0f B/req, %s%n", impl.id(),
-                    rate, step.actualRate, step.targetRate, step.cpuNanos / 1e3 / n, (double) step.allocatedBytes / n,
+            ThreadCpu.Split split = step.split;
+            log.printf("    %s @ %,d/s: actual %,.0f/s (target %,.0f/s), cpu %.2f us/req (generator %.2f, completion"
+                    + " thread %.2f, timer driver %.2f, other Java threads %.2f, GC/JIT/VM %.2f), %.0f B/req, %s%n",
+                    impl.id(), rate, step.actualRate, step.targetRate, step.cpuNanos / 1e3 / n,
+                    split.inserter() / 1e3 / n, split.executor() / 1e3 / n, split.driver() / 1e3 / n,
+                    split.otherJava() / 1e3 / n, split.vm() / 1e3 / n, (double) step.allocatedBytes / n,
                     step.allDone ? "all done" : "NOT all done");
             fastest = Math.max(fastest, step.actualRate);
             if (rate == sizes.perfCpuRate()) {
                 cpuPerRequest = step.cpuNanos / 1e3 / n;
+                generatorCpuPerRequest = step.split.inserter() / 1e3 / n;
                 bytesPerRequest = (double) step.allocatedBytes / n;
             }
             if (!step.allDone || step.actualRate < SUSTAINED * step.targetRate) {
@@ -86,10 +94,13 @@ final class PerfWorkload extends Workload {
         recorder.record(sustained, best);
         recorder.record(reached, fastest);
         recorder.record(cpu, cpuPerRequest);
+        recorder.record(generatorCpu, generatorCpuPerRequest);
         recorder.record(allocated, bytesPerRequest);
     }
 
-    private record Step(double targetRate, double actualRate, long cpuNanos, long allocatedBytes, boolean allDone) {
+    /** One step; {@code split} is its CPU by thread (the generator is the "inserter": the thread running the step). */
+    private record Step(double targetRate, double actualRate, long cpuNanos, long allocatedBytes, ThreadCpu.Split split,
+                        boolean allDone) {
     }
 
     private Step runStep(Impl impl, int[] intervals, int n) throws InterruptedException {
@@ -99,6 +110,7 @@ final class PerfWorkload extends Workload {
                 : PurgatoryUnderTest.create(impl, id() + "-" + impl.id());
              CompletionQueue completions = new CompletionQueue()) {
             Map<Long, Long> allocated0 = Probe.allocatedBytesByThread();
+            ThreadCpu threadCpu0 = new ThreadCpu();
             long cpu0 = Probe.processCpuNanos();
             long start = System.currentTimeMillis();
             long arrival = start;
@@ -121,10 +133,11 @@ final class PerfWorkload extends Workload {
             long end = System.currentTimeMillis();
             boolean allDone = latch.await(TIMEOUT_MS + 10_000, TimeUnit.MILLISECONDS);
             long cpu = Probe.processCpuNanos() - cpu0;
+            ThreadCpu.Split split = threadCpu0.since("ExpirationReaper", CompletionQueue.THREAD_NAME);
             long allocatedBytes = Probe.allocatedBetween(allocated0, Probe.allocatedBytesByThread());
             double target = n * 1000.0 / Math.max(1, arrival - start);
             double actual = n * 1000.0 / Math.max(1, end - start);
-            return new Step(target, actual, cpu, allocatedBytes, allDone);
+            return new Step(target, actual, cpu, allocatedBytes, split, allDone);
         }
     }
 
@@ -152,7 +165,7 @@ final class PerfWorkload extends Workload {
         }
         if (medians.containsKey(Impl.PROTO)) {
             results.note(title() + ", " + Impl.PROTO.label() + ", see ProtoPurgatory: "
-                    + results.describe(Impl.PROTO, List.of(sustained, reached, cpu, allocated),
+                    + results.describe(Impl.PROTO, List.of(sustained, reached, cpu, generatorCpu, allocated),
                             List.of(Impl.KAFKA, Impl.OURS, Impl.FLOOR)) + ".");
         }
     }
