@@ -34,12 +34,12 @@ final class ProtoPurgatory implements PurgatoryUnderTest {
      * them from their other keys, one lock at a time (no thread ever holds two), cancels their
      * timer entries and runs their callbacks.
      *
-     * (G1) The operation's state word: SUBMITTING while the submitter links it, WATCHED once it
+     * (PY1) The operation's state word: SUBMITTING while the submitter links it, WATCHED once it
      *      has, DONE once settled (one CAS, exactly once). A settle whose CAS finds SUBMITTING
      *      leaves the clean-up to the submitter, whose closing CAS (SUBMITTING to WATCHED) then
      *      fails; one that finds WATCHED cleans up itself, and sees every link, since the
      *      submitter's CAS came after them.
-     * (G2) No lost wake-up: a submission links under each key's lock, then tries again; a check
+     * (PY2) No lost wake-up: a submission links under each key's lock, then tries again; a check
      *      reads the list under the lock after the caller's state change.
      */
 
@@ -77,11 +77,11 @@ final class ProtoPurgatory implements PurgatoryUnderTest {
         for (int i = 0; i < keys.size(); i++) { // 2. watch
             watch(op, i, keys.get(i));
         }
-        boolean completedHere = op.tryOnce(); // 3. try again (G2)
+        boolean completedHere = op.tryOnce(); // 3. try again (PY2)
         if (!op.isCompleted()) {
             timer.add(op); // 4. the timeout
         }
-        if (!op.endSubmission()) { // settled since it started: its clean-up is ours (G1)
+        if (!op.endSubmission()) { // settled since it started: its clean-up is ours (PY1)
             op.unlinkAll(null);
             op.cancel();
         }
@@ -209,7 +209,7 @@ final class ProtoPurgatory implements PurgatoryUnderTest {
         }
     }
 
-    /** The operation: a body, its state word (G1), and its place on each of its keys. */
+    /** The operation: a body, its state word (PY1), and its place on each of its keys. */
     static final class Op extends TimerTask implements Completable {
         private static final int SUBMITTING = 1;
         private static final int WATCHED = 2;
@@ -252,7 +252,7 @@ final class ProtoPurgatory implements PurgatoryUnderTest {
             return body.canComplete() && settle(false);
         }
 
-        /** The CAS that settles it (G1); true iff it won. */
+        /** The CAS that settles it (PY1); true iff it won. */
         boolean markDone() {
             for (;;) {
                 int s = state;
@@ -274,7 +274,7 @@ final class ProtoPurgatory implements PurgatoryUnderTest {
         }
 
         /**
-         * After the winning CAS: the clean-up unless the submitter does it (G1), then the
+         * After the winning CAS: the clean-up unless the submitter does it (PY1), then the
          * callbacks; {@code removed} is a list the caller has already taken it off, or null.
          */
         void finish(boolean expired, KeyList removed) {

@@ -76,7 +76,7 @@ class ProtoPurgatoryTest {
 
     @Test
     @Timeout(value = 1, unit = TimeUnit.MINUTES) // a hang guard
-    void expiry_settlesOnceAndUnlinks() throws InterruptedException {
+    void expiry_ofAWatchedOperation_settlesOnceAndUnlinks() throws InterruptedException {
         CountDownLatch expired = new CountDownLatch(1);
         Body body = new Body() {
             @Override
@@ -99,7 +99,7 @@ class ProtoPurgatoryTest {
      */
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES) // a hang guard
-    void producerAndAcker_everyOperationCompletesOnce_nothingStaysLinked() throws InterruptedException {
+    void checkAndComplete_producerAndAckerRacing_completeEachOnceAndUnlinkAll() throws InterruptedException {
         int n = 200_000;
         int keyCount = 4;
         AtomicLongArray offsets = new AtomicLongArray(keyCount);
@@ -154,7 +154,7 @@ class ProtoPurgatoryTest {
      */
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES) // a hang guard
-    void submissionRacingTheOnlyCheck_completesEveryTime() throws Exception {
+    void tryCompleteElseWatch_racingTheOnlyCheck_completesEveryTime() throws Exception {
         int rounds = 20_000;
         BenchKey[] roundKeys = BenchKey.range(rounds);
         Body[] bodies = new Body[rounds];
