@@ -3,6 +3,7 @@ package io.purgatory.bench;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,25 +46,36 @@ final class AckWorkload extends Workload {
 
     final Metric rate;
     final Metric cpu;
+    private final Metric threadCpu;
+    private final Metric tries;
+    private final Metric allocated;
     private final int threads;
+    /** Whether tries, threads' CPU and allocation are recorded too (workload 1, not the scaling rows). */
+    private final boolean profiled;
 
     /** One producer and one acker: the bars. */
     AckWorkload() {
-        this("acks", TITLE, 1, Bar.atLeastTimesKafka(2), Bar.atMostFractionOfKafka(0.5));
+        this("acks", TITLE, 1, Bar.atLeastTimesKafka(2), Bar.atMostFractionOfKafka(0.5),
+                List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR, Impl.PROTO), true);
     }
 
-    private AckWorkload(String id, String title, int threads, Bar rateBar, Bar cpuBar) {
-        super(id, title, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR));
+    private AckWorkload(String id, String title, int threads, Bar rateBar, Bar cpuBar, List<Impl> impls,
+            boolean profiled) {
+        super(id, title, impls);
         this.threads = threads;
+        this.profiled = profiled;
         this.rate = new Metric(title, "completions/s", rateBar);
         this.cpu = new Metric(title, "CPU ns/completion", cpuBar);
+        this.threadCpu = new Metric(title, "CPU ns/completion (producer and acker threads)");
+        this.tries = new Metric(title, "tries/completion");
+        this.allocated = new Metric(title, "bytes allocated/completion (all Java threads)");
     }
 
-    /** {@code threads} producers and as many ackers, for the scaling workload (no bars). */
+    /** {@code threads} producers and as many ackers, for the scaling workload (no bars, no prototype). */
     static AckWorkload scaled(int threads) {
         return new AckWorkload("scaling-acks-" + threads, String.format(Locale.ROOT,
                 "scaling: acks, %d producer%s + %d acker%2$s", threads, threads == 1 ? "" : "s", threads), threads,
-                Bar.NONE, Bar.NONE);
+                Bar.NONE, Bar.NONE, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR), false);
     }
 
     @Override
@@ -71,6 +83,7 @@ final class AckWorkload extends Workload {
         BenchKey[] keys = BenchKey.range(sizes.acksKeys());
         AtomicLongArray offsets = new AtomicLongArray(keys.length);
         int window = Math.max(1, sizes.acksInFlight() / threads);
+        LongAdder triesCompleted = new LongAdder();
         AtomicBoolean stop = new AtomicBoolean();
         Thread[] workers = new Thread[2 * threads];
         LongAdder[] completedBy = new LongAdder[threads];
@@ -97,7 +110,7 @@ final class AckWorkload extends Workload {
                         int a = random.nextInt(keys.length);
                         int b = distinct(random, keys.length, a, a);
                         int c = distinct(random, keys.length, a, b);
-                        AckBody body = new AckBody(offsets, completedHere, completed,
+                        AckBody body = new AckBody(offsets, completedHere, completed, triesCompleted,
                                 a, offsets.get(a) + 1, b, offsets.get(b) + 1, c, offsets.get(c) + 1);
                         purgatory.tryCompleteElseWatch(purgatory.newOperation(body, TIMEOUT_MS),
                                 List.of(keys[a], keys[b], keys[c]));
@@ -116,7 +129,10 @@ final class AckWorkload extends Workload {
             }
             Threads.sleepMillis(sizes.acksMillis() / 5); // ramp-up: fill the in-flight window
             long c0 = completed.sum();
+            long tries0 = triesCompleted.sum();
+            Map<Long, Long> allocated0 = Probe.allocatedBytesByThread();
             long cpu0 = Probe.processCpuNanos();
+            long threadCpu0 = Probe.threadCpuNanos(workers);
             long t0 = System.nanoTime();
             StringBuilder perSlice = new StringBuilder();
             long before = c0;
@@ -134,12 +150,20 @@ final class AckWorkload extends Workload {
             }
             long c1 = completed.sum();
             long cpu1 = Probe.processCpuNanos();
+            long threadCpu1 = Probe.threadCpuNanos(workers);
             long t1 = System.nanoTime();
+            long tries1 = triesCompleted.sum();
+            long allocatedBytes = Probe.allocatedBetween(allocated0, Probe.allocatedBytesByThread());
             stop.set(true);
             Threads.joinAll(workers);
             long n = c1 - c0;
             recorder.record(rate, n * 1e9 / (t1 - t0));
             recorder.record(cpu, n == 0 ? Double.NaN : (double) (cpu1 - cpu0) / n);
+            if (profiled) { // the scaling table's rows keep to rate and CPU
+                recorder.record(threadCpu, n == 0 ? Double.NaN : (double) (threadCpu1 - threadCpu0) / n);
+                recorder.record(tries, n == 0 ? Double.NaN : (double) (tries1 - tries0) / n);
+                recorder.record(allocated, n == 0 ? Double.NaN : (double) allocatedBytes / n);
+            }
             long inFlight = 0;
             for (int p = 0; p < threads; p++) {
                 inFlight += submittedBy[p].get() - completedBy[p].sum();
@@ -150,27 +174,25 @@ final class AckWorkload extends Workload {
     }
 
     /**
-     * Then a note on the floor (FloorPurgatory), which has no column: its rate against Kafka's and ours,
-     * paired by round.
+     * Then a note on each yardstick, which has no column: the floor (FloorPurgatory) and the
+     * prototype (ProtoPurgatory), each metric's median and its ratios to Kafka's and ours, paired by round.
      */
     @Override
     void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
         super.runAll(sizes, options, results, log);
-        double floor = results.medians(rate).getOrDefault(Impl.FLOOR, Double.NaN);
-        if (Double.isNaN(floor)) {
-            return;
+        List<Metric> metrics = profiled ? List.of(rate, cpu, threadCpu, tries, allocated) : List.of(rate, cpu);
+        String prefix = profiled ? "Workload 1's " : title() + ": the ";
+        if (results.medians(rate).containsKey(Impl.FLOOR)) {
+            results.note(prefix + Impl.FLOOR.label() + ", see FloorPurgatory: "
+                    + results.describe(Impl.FLOOR, metrics, List.of(Impl.KAFKA, Impl.OURS))
+                    + ". A yardstick, not a bound: what one simple design does without a timer, gauges or"
+                    + " removal on settle.");
         }
-        StringBuilder note = new StringBuilder(threads == 1 && id().equals("acks") ? "Workload 1's "
-                : title() + ": the ").append(Impl.FLOOR.label())
-                .append(", see FloorPurgatory: ").append(Results.format(floor)).append(" completions/s");
-        for (Impl other : List.of(Impl.KAFKA, Impl.OURS)) {
-            double ratio = results.ratio(rate, Impl.FLOOR, other);
-            if (!Double.isNaN(ratio)) {
-                note.append(String.format(Locale.ROOT, "; %.2fx %s", ratio, other == Impl.OURS ? "ours" : "Kafka"));
-            }
+        if (results.medians(rate).containsKey(Impl.PROTO)) {
+            results.note(prefix + Impl.PROTO.label() + ", see ProtoPurgatory: "
+                    + results.describe(Impl.PROTO, metrics, List.of(Impl.KAFKA, Impl.OURS, Impl.FLOOR))
+                    + ". What a timer and eager removal cost at best.");
         }
-        results.note(note.append(" (median of the per-round ratios). A yardstick, not a bound: what one"
-                + " simple design does without a timer, gauges or removal on settle.").toString());
     }
 
     private static int distinct(SplittableRandom random, int n, int x, int y) {
@@ -186,6 +208,9 @@ final class AckWorkload extends Workload {
         private final AtomicLongArray offsets;
         private final LongAdder completedHere;
         private final LongAdder completed;
+        private final LongAdder triesCompleted;
+        /** Tries of this operation; racy where an implementation lets two threads try it at once. */
+        private int tries;
         private final int k0;
         private final int k1;
         private final int k2;
@@ -193,11 +218,12 @@ final class AckWorkload extends Workload {
         private final long r1;
         private final long r2;
 
-        AckBody(AtomicLongArray offsets, LongAdder completedHere, LongAdder completed,
+        AckBody(AtomicLongArray offsets, LongAdder completedHere, LongAdder completed, LongAdder triesCompleted,
                 int k0, long r0, int k1, long r1, int k2, long r2) {
             this.offsets = offsets;
             this.completedHere = completedHere;
             this.completed = completed;
+            this.triesCompleted = triesCompleted;
             this.k0 = k0;
             this.k1 = k1;
             this.k2 = k2;
@@ -208,11 +234,13 @@ final class AckWorkload extends Workload {
 
         @Override
         public boolean canComplete() {
+            tries++;
             return offsets.get(k0) >= r0 && offsets.get(k1) >= r1 && offsets.get(k2) >= r2;
         }
 
         @Override
         public void completed() {
+            triesCompleted.add(tries); // counted at completion: an operation's tries after it are not
             completedHere.increment();
             if (completed != completedHere) {
                 completed.increment();

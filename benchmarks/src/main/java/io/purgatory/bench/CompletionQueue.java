@@ -10,12 +10,15 @@ import java.util.concurrent.TimeUnit;
  */
 final class CompletionQueue implements AutoCloseable {
 
+    /** The completion thread's name. */
+    static final String THREAD_NAME = "completion-thread";
+
     private final DelayQueue<Scheduled> queue = new DelayQueue<>();
     private final Thread thread;
     private volatile boolean closed;
 
     CompletionQueue() {
-        this.thread = Threads.start("completion-thread", this::run);
+        this.thread = Threads.start(THREAD_NAME, this::run);
     }
 
     void add(Completable operation, long completesAtMs) {

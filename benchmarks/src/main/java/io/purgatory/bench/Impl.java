@@ -9,7 +9,9 @@ public enum Impl {
     NETTY("Netty HashedWheelTimer"),
     JDK("JDK ScheduledThreadPoolExecutor"),
     /** Workload 1's yardstick, not a column of the table: {@link FloorPurgatory}. */
-    FLOOR("floor (no timer, no gauges, lazy removal)");
+    FLOOR("floor (no timer, no gauges, lazy removal)"),
+    /** Workloads 1 and 5's prototype, not a column of the table: {@link ProtoPurgatory}. */
+    PROTO("proto (a timer and eager removal, nothing else)");
 
     private final String label;
 

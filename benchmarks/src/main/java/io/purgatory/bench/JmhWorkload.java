@@ -52,6 +52,7 @@ final class JmhWorkload extends Workload {
         builder.exclude("KeyedWaitsBenchmark"); // workload 7's, run there in alternating rounds
         builder.exclude("SettleBenchmark"); // issue 13 item 2: long against short lists, run alone
         builder.exclude("ObservationBenchmark"); // the cost of observing each wait, run alone
+        builder.exclude("AcksBenchmark"); // workload 1 on one thread, a throughput score: run alone
         if (!compareOptions.impls().isEmpty()) { // --impls: only those, and no purgatory benchmark for timers alone
             builder.param("impl", implIds(compareOptions));
             if (compareOptions.runs(Impl.NETTY) || compareOptions.runs(Impl.JDK)) {

@@ -36,14 +36,19 @@ final class PerfWorkload extends Workload {
     private final Metric sustained;
     private final Metric reached;
     private final Metric cpu;
+    private final Metric generatorCpu;
+    private final Metric allocated;
     private final long[] latencies;
     private final Map<Integer, int[]> intervalsByRate = new HashMap<>();
 
     private PerfWorkload(String id, String title, double pct50, double pct75) {
-        super(id, title, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR));
-        this.sustained = new Metric(title, "highest rate sustained (req/s)");
+        super(id, title, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR, Impl.PROTO));
+        this.sustained = new Metric(title, "highest rate sustained (req/s)",
+                new Bar(">= 0.8x floor", null, r -> r >= 0.8), Impl.FLOOR);
         this.reached = new Metric(title, "highest enqueue rate reached (req/s)");
         this.cpu = new Metric(title, "CPU us/request at the reference rate");
+        this.generatorCpu = new Metric(title, "generator thread's CPU us/request at the reference rate");
+        this.allocated = new Metric(title, "bytes allocated/request at the reference rate (all Java threads)");
         this.latencies = logNormalSamples(pct50, pct75);
     }
 
@@ -62,16 +67,24 @@ final class PerfWorkload extends Workload {
         double best = 0;
         double fastest = 0;
         double cpuPerRequest = Double.NaN;
+        double bytesPerRequest = Double.NaN;
+        double generatorCpuPerRequest = Double.NaN;
         for (int rate : sizes.perfRates()) {
             int n = (int) Math.max(1_000, rate * sizes.perfStepMillis() / 1000);
             Step step = runStep(impl, intervals(rate, n), n);
             Probe.settle();
-            log.printf("    %s @ %,d/s: actual %,.0f/s (target %,.0f/s), cpu %.2f us/req, %s%n", impl.id(), rate,
-                    step.actualRate, step.targetRate, step.cpuNanos / 1e3 / n,
+            ThreadCpu.Split split = step.split;
+            log.printf("    %s @ %,d/s: actual %,.0f/s (target %,.0f/s), cpu %.2f us/req (generator %.2f, completion"
+                    + " thread %.2f, timer driver %.2f, other Java threads %.2f, GC/JIT/VM %.2f), %.0f B/req, %s%n",
+                    impl.id(), rate, step.actualRate, step.targetRate, step.cpuNanos / 1e3 / n,
+                    split.inserter() / 1e3 / n, split.executor() / 1e3 / n, split.driver() / 1e3 / n,
+                    split.otherJava() / 1e3 / n, split.vm() / 1e3 / n, (double) step.allocatedBytes / n,
                     step.allDone ? "all done" : "NOT all done");
             fastest = Math.max(fastest, step.actualRate);
             if (rate == sizes.perfCpuRate()) {
                 cpuPerRequest = step.cpuNanos / 1e3 / n;
+                generatorCpuPerRequest = step.split.inserter() / 1e3 / n;
+                bytesPerRequest = (double) step.allocatedBytes / n;
             }
             if (!step.allDone || step.actualRate < SUSTAINED * step.targetRate) {
                 break;
@@ -81,9 +94,13 @@ final class PerfWorkload extends Workload {
         recorder.record(sustained, best);
         recorder.record(reached, fastest);
         recorder.record(cpu, cpuPerRequest);
+        recorder.record(generatorCpu, generatorCpuPerRequest);
+        recorder.record(allocated, bytesPerRequest);
     }
 
-    private record Step(double targetRate, double actualRate, long cpuNanos, boolean allDone) {
+    /** One step; {@code split} is its CPU by thread (the generator is the "inserter": the thread running the step). */
+    private record Step(double targetRate, double actualRate, long cpuNanos, long allocatedBytes, ThreadCpu.Split split,
+                        boolean allDone) {
     }
 
     private Step runStep(Impl impl, int[] intervals, int n) throws InterruptedException {
@@ -92,6 +109,8 @@ final class PerfWorkload extends Workload {
         try (PurgatoryUnderTest purgatory = impl == Impl.FLOOR ? new NoPurgatory()
                 : PurgatoryUnderTest.create(impl, id() + "-" + impl.id());
              CompletionQueue completions = new CompletionQueue()) {
+            Map<Long, Long> allocated0 = Probe.allocatedBytesByThread();
+            ThreadCpu threadCpu0 = new ThreadCpu();
             long cpu0 = Probe.processCpuNanos();
             long start = System.currentTimeMillis();
             long arrival = start;
@@ -114,34 +133,41 @@ final class PerfWorkload extends Workload {
             long end = System.currentTimeMillis();
             boolean allDone = latch.await(TIMEOUT_MS + 10_000, TimeUnit.MILLISECONDS);
             long cpu = Probe.processCpuNanos() - cpu0;
+            ThreadCpu.Split split = threadCpu0.since("ExpirationReaper", CompletionQueue.THREAD_NAME);
+            long allocatedBytes = Probe.allocatedBetween(allocated0, Probe.allocatedBytesByThread());
             double target = n * 1000.0 / Math.max(1, arrival - start);
             double actual = n * 1000.0 / Math.max(1, end - start);
-            return new Step(target, actual, cpu, allDone);
+            return new Step(target, actual, cpu, allocatedBytes, split, allDone);
         }
     }
 
     /**
-     * Then a note on the floor (the tool with no purgatory), which has no column: the rate it
-     * sustained against Kafka's and ours.
+     * Then a note on each yardstick, which has no column: the floor (the tool with no purgatory)
+     * against Kafka's and ours, and the prototype (ProtoPurgatory) against Kafka's, ours and the floor.
      */
     @Override
     void runAll(Sizes sizes, CompareOptions options, Results results, PrintStream log) throws Exception {
         super.runAll(sizes, options, results, log);
         Map<Impl, Double> medians = results.medians(sustained);
         Double floor = medians.get(Impl.FLOOR);
-        if (floor == null) {
-            return;
-        }
-        StringBuilder note = new StringBuilder(title()).append(", the tool with no purgatory (the floor): ")
-                .append(Results.format(floor)).append(" req/s sustained");
-        for (Impl other : List.of(Impl.KAFKA, Impl.OURS)) {
-            Double rate = medians.get(other);
-            if (rate != null && rate > 0) {
-                note.append(String.format(Locale.ROOT, "; %.2fx %s (%s)", floor / rate,
-                        other == Impl.OURS ? "ours" : "Kafka", Results.format(rate)));
+        if (floor != null) {
+            StringBuilder note = new StringBuilder(title()).append(", the tool with no purgatory (the floor): ")
+                    .append(Results.format(floor)).append(" req/s sustained");
+            for (Impl other : List.of(Impl.KAFKA, Impl.OURS)) {
+                Double rate = medians.get(other);
+                if (rate != null && rate > 0) {
+                    note.append(String.format(Locale.ROOT, "; %.2fx %s (%s)", floor / rate,
+                            other == Impl.OURS ? "ours" : "Kafka", Results.format(rate)));
+                }
             }
+            results.note(note.append(" (medians). No purgatory sustains more in this tool on this machine.")
+                    .toString());
         }
-        results.note(note.append(" (medians). No purgatory sustains more in this tool on this machine.").toString());
+        if (medians.containsKey(Impl.PROTO)) {
+            results.note(title() + ", " + Impl.PROTO.label() + ", see ProtoPurgatory: "
+                    + results.describe(Impl.PROTO, List.of(sustained, reached, cpu, generatorCpu, allocated),
+                            List.of(Impl.KAFKA, Impl.OURS, Impl.FLOOR)) + ".");
+        }
     }
 
     /** Exponential inter-arrival times in whole ms, the fractional residue carried (as the Scala tool). */

@@ -3,14 +3,18 @@ package io.purgatory.bench;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
-/** Process CPU time, heap after GC, and order statistics. */
+/** Process CPU time, bytes allocated, heap after GC, and order statistics. */
 final class Probe {
 
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private Probe() {
     }
@@ -18,6 +22,40 @@ final class Probe {
     /** CPU time of the whole process (every thread, JIT and GC included), in ns. */
     static long processCpuNanos() {
         return OS.getProcessCpuTime();
+    }
+
+    /** Bytes allocated so far by each live thread, by thread id (JVM-internal and GC threads are not Java threads). */
+    static Map<Long, Long> allocatedBytesByThread() {
+        long[] ids = THREADS.getAllThreadIds();
+        long[] bytes = THREADS.getThreadAllocatedBytes(ids);
+        Map<Long, Long> byThread = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            if (bytes[i] >= 0) {
+                byThread.put(ids[i], bytes[i]);
+            }
+        }
+        return byThread;
+    }
+
+    /**
+     * Bytes the Java threads allocated between two {@link #allocatedBytesByThread} readings (what
+     * threads that ended meanwhile allocated is missed).
+     */
+    static long allocatedBetween(Map<Long, Long> before, Map<Long, Long> after) {
+        long total = 0;
+        for (Map.Entry<Long, Long> e : after.entrySet()) {
+            total += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+        }
+        return total;
+    }
+
+    /** CPU time of {@code threads} so far (each alive), in ns. */
+    static long threadCpuNanos(Thread... threads) {
+        long total = 0;
+        for (Thread t : threads) {
+            total += Math.max(0, THREADS.getThreadCpuTime(t.getId()));
+        }
+        return total;
     }
 
     /**

@@ -53,12 +53,16 @@ public interface PurgatoryUnderTest extends AutoCloseable {
     @Override
     void close();
 
-    /** Creates a purgatory of {@code impl} ({@link Impl#OURS}, {@link Impl#KAFKA}, or the acks {@link Impl#FLOOR}). */
+    /**
+     * Creates a purgatory of {@code impl}: {@link Impl#OURS}, {@link Impl#KAFKA}, the acks
+     * {@link Impl#FLOOR} or the {@link Impl#PROTO}type.
+     */
     static PurgatoryUnderTest create(Impl impl, String name) {
         return switch (impl) {
             case OURS -> new OursPurgatory(name);
             case KAFKA -> new KafkaPurgatory(name);
             case FLOOR -> new FloorPurgatory();
+            case PROTO -> new ProtoPurgatory(name);
             default -> throw new IllegalArgumentException("no purgatory for " + impl);
         };
     }

@@ -39,6 +39,11 @@ class CompareSmokeTest {
         assertTrue(report.contains("Workload 1's floor"), () -> "no note on the acks floor in\n" + report);
         assertTrue(report.matches("(?s).*5 perf \\(p50 20/p75 60 ms\\), the tool with no purgatory \\(the floor\\): "
                 + "[1-9][0-9,]* req/s sustained; [0-9.]+x Kafka.*"), () -> "no note on the perf floor in\n" + report);
+        assertTrue(report.matches("(?s).*Workload 1's proto \\(a timer and eager removal, nothing else\\), see "
+                + "ProtoPurgatory: completions/s [1-9][0-9,]* \\([0-9.]+x Kafka, [0-9.]+x ours, [0-9.]+x floor\\).*"),
+                () -> "no note on the acks prototype in\n" + report);
+        assertTrue(report.contains("5 perf (p50 200/p75 400 ms), proto (a timer and eager removal, nothing else)"),
+                () -> "no note on the perf prototype in\n" + report);
         assertTrue(report.contains("| acks (completions/s) | ours |"), () -> "no scaling table in\n" + report);
         List<Workload> workloads = new ArrayList<>();
         for (Workload workload : Compare.workloads(new Results())) {

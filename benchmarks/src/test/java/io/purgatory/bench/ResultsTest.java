@@ -3,6 +3,7 @@ package io.purgatory.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The ours/Kafka ratio is paired by round, so a slow stretch of the machine does not skew it. */
@@ -68,6 +69,26 @@ class ResultsTest {
 
         assertEquals(0.9, results.ratio(bytes));
         assertContains(results.markdownTable(), "| t | bytes | 80 | — | 0.90 vs JDK | — | 100 | <= JDK map | yes |");
+    }
+
+    @Test
+    void describe_aYardstick_givesEachMetricsMedianAndItsPairedRatiosToTheOthersThatRan() {
+        Results results = new Results();
+        Metric cpu = new Metric("t", "cpu", Bar.NONE);
+        double[] proto = {30, 8, 6};
+        double[] kafka = {10, 2, 4}; // per round: 3, 4, 1.5
+        double[] ours = {15, 4, 3}; // per round: 2, 2, 2
+        for (int i = 0; i < proto.length; i++) {
+            results.record(RATE, Impl.PROTO, proto[i]);
+            results.record(RATE, Impl.KAFKA, kafka[i]);
+            results.record(RATE, Impl.OURS, ours[i]);
+        }
+        results.record(cpu, Impl.PROTO, 5);
+
+        String described = results.describe(Impl.PROTO, List.of(RATE, cpu), List.of(Impl.KAFKA, Impl.OURS, Impl.FLOOR));
+
+        assertEquals("rate 8 (3.00x Kafka, 2.00x ours); cpu 5 (medians; ratios are medians of the per-round ratios)",
+                described);
     }
 
     private static void assertContains(String table, String row) {
