@@ -92,8 +92,9 @@ class EarlyEventAccountingRaceTest {
             assertThat(told.values()).as("each event told at most once, round " + round).allMatch(n -> n == 1);
             Set<String> answered = new HashSet<>(answeredAtHandOver);
             answered.addAll(answeredLater);
-            assertThat(told.keySet()).as("told yet answered a wait, round " + round).doesNotContainAnyElementsOf(
-                    answered);
+            Set<String> toldAndAnswered = new HashSet<>(told.keySet());
+            toldAndAnswered.retainAll(answered);
+            assertThat(toldAndAnswered).as("told yet answered a wait, round " + round).isEmpty();
             assertThat(told.size() + answered.size()).as("every event answered or told, round " + round)
                     .isEqualTo(4 * 300);
             assertThat(waits.retainedEvents()).isZero();
