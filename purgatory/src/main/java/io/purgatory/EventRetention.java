@@ -41,8 +41,12 @@ final class EventRetention<V> {
      *      a timer with back-pressure may make that add wait, and the timer's own threads end
      *      other windows under this monitor. A window that ends before its event is put leaves
      *      it out of the map (`ended`), as if it had been put and had left at once.
+     * (X7) The end of a window takes its entry out without trusting the key: a key whose
+     *      hashCode or equals throws then, or whose hash changed since the put, is found by a walk
+     *      of the map, so no entry outlives its window (X1).
      */
 
+    private final String name;
     private final long windowMs;
     private final int maxEntries;
     private final Timer timer;
@@ -55,7 +59,8 @@ final class EventRetention<V> {
     private boolean closed;
 
     /** Retention for {@code windowMs}, at most {@code maxEntries} keys; {@code unused} gets each unused event (X3). */
-    EventRetention(long windowMs, int maxEntries, Timer timer, BiConsumer<Object, Object> unused) {
+    EventRetention(String name, long windowMs, int maxEntries, Timer timer, BiConsumer<Object, Object> unused) {
+        this.name = name;
         this.windowMs = windowMs;
         this.maxEntries = maxEntries;
         this.timer = timer;
@@ -101,9 +106,9 @@ final class EventRetention<V> {
             if (!kept) { // closed, or the key's hashCode or equals threw: off the timer (X1)
                 event.cancel();
             }
+            handOut(replacedUnused); // told even when the put failed (X3)
+            handOut(evictedUnused);
         }
-        handOut(replacedUnused);
-        handOut(evictedUnused);
         return kept ? event : null;
     }
 
@@ -163,8 +168,8 @@ final class EventRetention<V> {
         Event<V> now;
         synchronized (this) {
             event.ended = true; // (X6)
-            if (!events.remove(event.key, event)) {
-                return; // not put yet (X6), or it left already (replaced, evicted, closed): that gave the verdict
+            if (event.left || !removeFromMap(event)) {
+                return; // it left already (replaced, evicted, closed), or was not put yet (X6)
             }
             event.left = true;
             now = unusedNow(event);
@@ -172,13 +177,41 @@ final class EventRetention<V> {
         handOut(now);
     }
 
-    /** Schedules the end of {@code event}'s window, outside the monitor (X6); false if the timer is closed. */
+    /**
+     * Takes {@code event} out of the map without trusting its key: by the key, else (its hashCode
+     * or equals threw, or its hash changed since the put) by a walk of the map (X7).
+     */
+    @GuardedBy("this")
+    private boolean removeFromMap(Event<V> event) {
+        try {
+            if (events.remove(event.key, event)) {
+                return true;
+            }
+        } catch (RuntimeException | Error keyFailure) { // the key's hashCode or equals threw: walk instead
+        }
+        for (Iterator<Event<V>> it = events.values().iterator(); it.hasNext(); ) {
+            if (it.next() == event) {
+                it.remove();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Schedules the end of {@code event}'s window, outside the monitor (X6); false if the timer
+     * will not take it (closed, or a timer of the user's that throws): the event is then not
+     * retained, and the waits are still answered.
+     */
     private boolean schedule(Event<V> event) {
         try {
             timer.add(event);
             return true;
         } catch (IllegalStateException timerClosed) {
             return false; // the timer could never end its window: keep nothing
+        } catch (RuntimeException | Error timerFailure) {
+            UserCode.log(name, "the timer refused an early event's window; the event is not retained", timerFailure);
+            return false;
         }
     }
 

@@ -41,7 +41,7 @@ final class KeyedEvents<V> implements EventReadings {
         this.name = name;
         this.listener = listener;
         this.retention = retainWindowMs > 0
-                ? new EventRetention<>(retainWindowMs, retainMaxEntries, timer, this::unused) : null;
+                ? new EventRetention<>(name, retainWindowMs, retainMaxEntries, timer, this::unused) : null;
         this.ends = lateWindowMs > 0 ? new RecentEnds(lateWindowMs, lateMaxKeys, timer) : null;
     }
 

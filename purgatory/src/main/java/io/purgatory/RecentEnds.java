@@ -49,7 +49,7 @@ final class RecentEnds {
         End end = new End(this, key, windowMs);
         try {
             timer.add(end);
-        } catch (IllegalStateException timerClosed) {
+        } catch (RuntimeException | Error timerFailure) { // closed, or a timer of the user's that throws
             return; // the timer could never end its window: remember nothing
         }
         boolean kept = false;
@@ -109,7 +109,13 @@ final class RecentEnds {
 
     private synchronized void expire(End end) {
         end.ended = true; // (X6)
-        ends.remove(end.key, end);
+        try {
+            if (ends.remove(end.key, end)) {
+                return;
+            }
+        } catch (RuntimeException | Error keyFailure) { // the key's hashCode or equals threw: walk instead (X7)
+        }
+        ends.values().removeIf(remembered -> remembered == end); // its hash changed, or it was not put yet (X7)
     }
 
     /** A remembered end, and its expiry on the timer. */

@@ -7,7 +7,6 @@ import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class EarlyEventTimerRefusalTest {
 
-    /** A timer that delegates to a manual one, and refuses adds while {@link #refusing} is set. */
+    /** Keeps its tasks on a manual timer whose clock stands still; refuses adds while {@link #refusing} is set. */
     static final class RefusingTimer implements Timer {
         final ManualTimer inner = new ManualTimer();
         volatile boolean refusing;
@@ -31,9 +30,11 @@ class EarlyEventTimerRefusalTest {
             inner.add(task);
         }
 
+        /** The purgatory's reaper calls this in a loop: time stands still, as on a manual clock nobody moves. */
         @Override
-        public boolean advanceClock(long timeoutMs) {
-            return inner.advanceClock(timeoutMs);
+        public boolean advanceClock(long timeoutMs) throws InterruptedException {
+            Thread.sleep(Math.min(timeoutMs, 10));
+            return false;
         }
 
         @Override
@@ -47,7 +48,6 @@ class EarlyEventTimerRefusalTest {
         }
     }
 
-    @Disabled("fails: the retention's add throws out of complete before the waits on the key are visited")
     @Test
     void complete_timerRefusesTheEventsWindow_theWaitsOnTheKeyAreStillAnswered() {
         RefusingTimer timer = new RefusingTimer();

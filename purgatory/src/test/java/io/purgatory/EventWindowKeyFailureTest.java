@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,7 +65,6 @@ class EventWindowKeyFailureTest {
                 .unansweredEvents((p, k, v, kind) -> told.add(k + "=" + v + ":" + kind));
     }
 
-    @Disabled("fails: a newer event's put throws after the older event was taken out: the older one is never told")
     @Test
     void complete_keysHashCodeThrowsAsTheNewerEventIsPut_theOlderEventIsStillToldUnansweredOnce() {
         waits = builder().retainEvents(Duration.ofMillis(100), 10).build();
@@ -84,7 +82,6 @@ class EventWindowKeyFailureTest {
         assertThat(timer.size()).isZero();
     }
 
-    @Disabled("fails: an early event whose key throws as its window ends stays retained, answering later waits")
     @Test
     void windowEnd_keysHashCodeThrowsAsTheEarlyEventLeaves_itLeavesAndAnswersNoLaterWait() {
         waits = builder().retainEvents(Duration.ofMillis(100), 10).build();
@@ -101,7 +98,6 @@ class EventWindowKeyFailureTest {
         assertThat(told).containsExactly("key=early:UNANSWERED");
     }
 
-    @Disabled("fails: a late-event memory whose key throws as its window ends is remembered for good")
     @Test
     void lateWindowEnd_keysHashCodeThrowsAsTheEndLeaves_aLaterEventIsUnansweredNotLate() {
         waits = builder().lateEvents(Duration.ofMillis(100), 10).build();
@@ -140,7 +136,6 @@ class EventWindowKeyFailureTest {
         }
     }
 
-    @Disabled("fails: an early event whose key's hashCode changed leaves the timer but stays retained")
     @Test
     void windowEnd_keysHashCodeChangedSinceTheEvent_theEventLeavesAndIsToldUnansweredOnce() {
         waits = builder().retainEvents(Duration.ofMillis(100), 10).build();

@@ -254,7 +254,8 @@ class UnansweredEventsTest {
     @Test
     void retention_eventHeldWhileItLeaves_isToldByTheLastRelease_onlyIfUnused() {
         List<String> unused = new ArrayList<>();
-        EventRetention<String> retention = new EventRetention<>(100, 10, timer, (k, v) -> unused.add(k + "=" + v));
+        EventRetention<String> retention = new EventRetention<>("payments", 100, 10, timer,
+                (k, v) -> unused.add(k + "=" + v));
         EventRetention.Event<String> a = retention.retain("a", "1", KeyedWait.NO_POSITION);
         retention.release(a, false);
         EventRetention.Event<String> heldA = retention.hold("a");
@@ -274,7 +275,8 @@ class UnansweredEventsTest {
     @Test
     void retention_eventReplacedWhileItsCompleteStillHoldsIt_isToldAtThatRelease() {
         List<String> unused = new ArrayList<>();
-        EventRetention<String> retention = new EventRetention<>(100, 10, timer, (k, v) -> unused.add(k + "=" + v));
+        EventRetention<String> retention = new EventRetention<>("payments", 100, 10, timer,
+                (k, v) -> unused.add(k + "=" + v));
         EventRetention.Event<String> first = retention.retain("a", "1", KeyedWait.NO_POSITION);
         EventRetention.Event<String> second = retention.retain("a", "2", KeyedWait.NO_POSITION);
         assertThat(unused).as("its complete still visits the waits").isEmpty();
