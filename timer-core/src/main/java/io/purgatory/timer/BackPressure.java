@@ -33,9 +33,9 @@ final class BackPressure {
      */
 
     private static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
-    /** The back-pressure whose hand-off the current thread runs, if any (G2). */
-    private static final ThreadLocal<BackPressure> RUNNING = new ThreadLocal<>();
 
+    /** Set while the current thread runs a hand-off of this timer, however nested (G2). */
+    private final ThreadLocal<Boolean> running = new ThreadLocal<>();
     private final TimerEngine engine;
     private final long boundMs;
     private final long maxWaitNanos;
@@ -61,7 +61,7 @@ final class BackPressure {
 
     /** Called by an add before it schedules: waits while the lag is above the bound (G2). */
     void beforeAdd() {
-        if (lagMs() <= boundMs || engine.isDriverThread() || RUNNING.get() == this) {
+        if (lagMs() <= boundMs || engine.isDriverThread() || running.get() != null) {
             return;
         }
         long start = System.nanoTime();
@@ -83,12 +83,12 @@ final class BackPressure {
     /**
      * A hand-off whose first task is {@code first} starts on the current thread; {@code inline} if
      * the executor runs it inside the call that handed it over, ahead of any still waiting, so it
-     * does not move the oldest due time (G1). Returns the back-pressure whose hand-off this thread
-     * was running already, if any, for {@link #runFinished} (G2).
+     * does not move the oldest due time (G1). Returns whether this thread was running a hand-off
+     * of this timer already (one runs inside another), for {@link #runFinished} (G2).
      */
-    BackPressure runStarting(TimerTask first, boolean inline) {
-        BackPressure outer = RUNNING.get();
-        RUNNING.set(this);
+    boolean runStarting(TimerTask first, boolean inline) {
+        boolean outer = running.get() != null;
+        running.set(Boolean.TRUE);
         long dueMs = first.deadlineMs;
         if (!inline && oldestWaitingDueMs != dueMs) {
             oldestWaitingDueMs = dueMs;
@@ -98,11 +98,9 @@ final class BackPressure {
     }
 
     /** The hand-off that started on the current thread is done; {@code outer} is what runStarting returned (G2). */
-    void runFinished(BackPressure outer) {
-        if (outer == null) {
-            RUNNING.remove();
-        } else {
-            RUNNING.set(outer); // a hand-off run inside another's (a caller-runs executor): the outer one goes on
+    void runFinished(boolean outer) {
+        if (!outer) {
+            running.remove(); // else a hand-off of this timer ran inside another's, which goes on
         }
     }
 

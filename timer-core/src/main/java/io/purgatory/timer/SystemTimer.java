@@ -292,7 +292,7 @@ public final class SystemTimer implements Timer {
                 runAll();
                 return;
             }
-            BackPressure outer = backPressure.runStarting(task(start), handing == Thread.currentThread());
+            boolean outer = backPressure.runStarting(task(start), handing == Thread.currentThread());
             try {
                 runAll();
             } finally {

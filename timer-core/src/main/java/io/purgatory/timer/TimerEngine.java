@@ -55,8 +55,8 @@ final class TimerEngine {
 
     /** Held by whichever thread drives the wheel. */
     private final ReentrantLock driverLock = new ReentrantLock();
-    /** The thread that last took driverLock to advance. */
-    private volatile Thread lastDriver;
+    /** Set on each thread that has driven this engine (advanced it). */
+    private final ThreadLocal<Boolean> drove = new ThreadLocal<>();
 
     private final String name;
     private final Clock clock;
@@ -208,9 +208,8 @@ final class TimerEngine {
             throw new IllegalStateException("timer '" + name + "' is closed");
         }
         driverLock.lockInterruptibly();
-        Thread current = Thread.currentThread();
-        if (lastDriver != current) {
-            lastDriver = current;
+        if (drove.get() == null) {
+            drove.set(Boolean.TRUE);
         }
         try {
             long startNanos = System.nanoTime(); // (E10)
@@ -435,11 +434,11 @@ final class TimerEngine {
     }
 
     /**
-     * True iff the calling thread drives this engine now, or was the last to drive it: a reaper
-     * between two advances, whose own work comes before the next one.
+     * True iff the calling thread drives this engine now or has driven it: a reaper between two
+     * advances, whose own work comes before the next one, whichever other threads advanced meanwhile.
      */
     boolean isDriverThread() {
-        return driverLock.isHeldByCurrentThread() || lastDriver == Thread.currentThread();
+        return driverLock.isHeldByCurrentThread() || drove.get() != null;
     }
 
     /** Parks the driver for up to {@code nanos}, unless work arrived or the engine closed (E5). */

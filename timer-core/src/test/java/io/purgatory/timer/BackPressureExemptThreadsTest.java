@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -70,7 +69,6 @@ class BackPressureExemptThreadsTest {
         }
     }
 
-    @Disabled("fails: one advanceClock from another thread takes the reaper's exemption until its next advance")
     @Test
     void add_fromTheReapersActionAfterAnotherThreadAdvancedOnce_neverWaits() throws Exception {
         ManualClock clock = new ManualClock();
@@ -101,7 +99,6 @@ class BackPressureExemptThreadsTest {
         assertThat(timer.backPressureWaits()).as("adds from the reaper's thread, which drives the timer").isZero();
     }
 
-    @Disabled("fails: a hand-off of another timer run inside this timer's leaves only the inner one marked")
     @Test
     void add_fromAnotherTimersHandOffRunInsideThisTimersHandOff_neverWaits() throws Exception {
         ManualClock clockA = new ManualClock();
