@@ -80,8 +80,7 @@ final class Closing {
     }
 
     /**
-     * Runs {@code change} unless a close began, holding off the mark meanwhile: what it makes
-     * (a metrics binding) is then closed by the close.
+     * Runs {@code change} unless a close began, holding off the mark meanwhile.
      *
      * @throws IllegalStateException if a close began
      */
@@ -107,6 +106,16 @@ final class Closing {
             OperationState.settleForClose(op, outcome);
         } else {
             OperationState.settle(op, outcome);
+        }
+    }
+
+    /** Runs {@code change} holding off the mark: a close begins before it or after it. */
+    void withMarkHeld(Runnable change) {
+        lock.lock();
+        try {
+            change.run();
+        } finally {
+            lock.unlock();
         }
     }
 

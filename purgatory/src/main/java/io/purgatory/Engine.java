@@ -350,7 +350,14 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
      */
     void bindMetrics(MetricsRecorderFactory factory, EventReadings events) {
         Objects.requireNonNull(factory, "factory");
-        closing.unlessClosed(() -> metrics.bind(factory, events, closing::isMarked));
+        closing.unlessClosed(metrics::beginBind);
+        MetricsRecorder created = null;
+        try {
+            created = metrics.create(factory, events); // no lock held: a close need not wait for it
+        } finally {
+            MetricsRecorder made = created;
+            closing.withMarkHeld(() -> metrics.endBind(made, closing.isMarked()));
+        }
     }
 
     // ---- close ----

@@ -4,7 +4,6 @@ import io.purgatory.timer.Clock;
 import io.purgatory.timer.Timer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 /**
  * A purgatory's binding to a metrics system: bound at most once, closed once, and what it records
@@ -18,7 +17,7 @@ final class MetricsBinding {
     private final Clock clock;
     /** Null until bound, and again once closed; written by the engine under its close lock. */
     private volatile MetricsRecorder recorder;
-    /** True while a factory creates the recorder: a bind from inside it is refused. Under the close lock. */
+    /** True while a factory creates the recorder: another bind meanwhile is refused. Under the close lock. */
     private boolean binding;
 
     MetricsBinding(String name, PurgatoryCounters counters, Clock clock) {
@@ -37,32 +36,46 @@ final class MetricsBinding {
     }
 
     /**
-     * Binds with {@code factory}, reading {@code events} too if not null; the engine's close lock
-     * is held. Whatever the factory throws reaches the caller, and nothing is bound. A factory that
-     * calls back into the purgatory cannot bind twice or bind a closed one: a bind from inside
-     * it is refused, and a recorder created while the purgatory closed is closed and refused.
+     * The first step of a bind, under the engine's close lock: refuses a second bind, and one from
+     * inside a factory (a factory that calls back into the purgatory cannot bind twice).
      *
-     * @throws IllegalStateException if bound already, if called from inside a factory, or if
-     *         {@code closed} says the purgatory closed meanwhile
+     * @throws IllegalStateException if bound already, or called from inside a factory
      */
-    void bind(MetricsRecorderFactory factory, EventReadings events, BooleanSupplier closed) {
-        Objects.requireNonNull(factory, "factory");
+    void beginBind() {
         if (binding) {
-            throw new IllegalStateException("metrics of purgatory '" + name + "' are being bound: a"
-                    + " MetricsRecorderFactory must not bind them again from inside create");
+            throw new IllegalStateException("metrics of purgatory '" + name + "' are being bound (by another"
+                    + " call, or this is a MetricsRecorderFactory binding them again from inside create)");
         }
         if (recorder != null) {
             throw new IllegalStateException("metrics of purgatory '" + name + "' are already bound");
         }
         binding = true;
-        MetricsRecorder created;
-        try {
-            created = factory.create(new MetricsSource(name, counters, events));
-        } finally {
-            binding = false;
+    }
+
+    /**
+     * The second step, with no lock held, so that a close need not wait for the factory: creates
+     * the recorder with {@code factory}, reading {@code events} too if not null. Whatever the
+     * factory throws reaches the caller.
+     */
+    MetricsRecorder create(MetricsRecorderFactory factory, EventReadings events) {
+        MetricsRecorder created = factory.create(new MetricsSource(name, counters, events));
+        return Objects.requireNonNull(created, () -> "the MetricsRecorderFactory " + factory
+                + " returned no recorder");
+    }
+
+    /**
+     * The last step, under the close lock again: binds {@code created} (null: the factory failed,
+     * nothing is bound), unless the purgatory began to close meanwhile ({@code closed}): then
+     * the recorder is closed and the bind refused.
+     *
+     * @throws IllegalStateException if the purgatory closed while the recorder was created
+     */
+    void endBind(MetricsRecorder created, boolean closed) {
+        binding = false;
+        if (created == null) {
+            return;
         }
-        Objects.requireNonNull(created, () -> "the MetricsRecorderFactory " + factory + " returned no recorder");
-        if (closed.getAsBoolean()) {
+        if (closed) {
             UserCode.closeRecorder(created, name);
             throw new IllegalStateException("purgatory '" + name + "' closed while its metrics were being bound");
         }

@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +19,6 @@ class CloseDuringBindTest {
 
     private static final long JOIN_SECONDS = 30;
 
-    @Disabled("fails: close blocks on the mark lock for as long as a factory's create runs on another thread")
     @Test
     void close_whileAFactoryOnAnotherThreadIsStillCreating_answersTheWaitsAndReturnsWithinItsBound()
             throws Exception {
