@@ -127,8 +127,17 @@ final class Closing {
         expiring.decrementAndGet();
     }
 
-    /** Closes the engine (N3, N4, N5); idempotent. */
+    /**
+     * Closes the engine (N3, N4, N5); idempotent.
+     *
+     * @throws KeyReentryException if called from a key's method that a list is calling (K9)
+     */
     void close() {
+        for (WatcherList list : lists) {
+            if (Thread.holdsLock(list) && list.isCallingAKeyOnThisThread()) {
+                throw new KeyReentryException();
+            }
+        }
         boolean first;
         lock.lock();
         try {

@@ -169,6 +169,11 @@ final class WatcherList {
         }
     }
 
+    /** True iff this thread is inside a key's method called by this list (K9): a close from there is refused. */
+    synchronized boolean isCallingAKeyOnThisThread() {
+        return callingAKey; // the monitor is this thread's: set only by a call on its stack
+    }
+
     /** Marks a call of a key's methods; refuses one made from inside another (K9). */
     @GuardedBy("this")
     private void enterKeyCall() {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.Test;
  */
 class CloseFromAKeysMethodTest {
 
-    @Disabled("fails: a close from a key's hashCode is not refused; it closes the purgatory inside the settle")
     @Test
     void settle_theEmptiedKeysHashCodeClosesThePurgatory_theCloseIsRefusedAndNothingChanges() {
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder(
