@@ -23,7 +23,8 @@ public interface MetricsRecorder {
 
     /**
      * The purgatory closed, after settling its last operation: remove whatever was registered.
-     * Called once; no record call follows it.
+     * Called once; no record call starts after it. One already under way on another thread (a
+     * cancel or a completion from outside that raced the close) may still end after it: ignore it.
      */
     void close();
 }

@@ -41,7 +41,8 @@ class RecorderAfterCloseTest {
         }
     }
 
-    @Disabled("fails: a settle that read the recorder before close records on it after close closed it")
+    @Disabled("a known limit, documented in MetricsRecorder.close and docs/reliability.md: a record already under"
+            + " way on another thread when the recorder is closed may end after it")
     @Test
     void close_whileAnOutsideCancelIsRecordingItsWait_noRecordFollowsTheRecordersClose() throws Exception {
         CloseFromManyThreadsTest.CountingFactory factory = new CloseFromManyThreadsTest.CountingFactory();
