@@ -243,22 +243,11 @@ class CloseOutcomeTest {
                 ops.add(op);
             }
             boolean[] won = new boolean[ops.size()];
-            CountDownLatch go = new CountDownLatch(1);
-            Thread actor = new Thread(() -> {
-                try {
-                    go.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            raceWithClose(p, () -> {
                 for (int i = 0; i < ops.size(); i++) {
                     won[i] = i % 2 == 0 ? ops.get(i).cancel() : ops.get(i).forceComplete();
                 }
-            }, "actor");
-            actor.start();
-            go.countDown();
-            p.close();
-            actor.join(30_000);
-            assertThat(actor.isAlive()).isFalse();
+            });
 
             for (int i = 0; i < ops.size(); i++) {
                 WaitOutcome byCall = i % 2 == 0 ? WaitOutcome.CANCELLED : WaitOutcome.COMPLETED;
@@ -293,23 +282,12 @@ class CloseOutcomeTest {
                 op.completable = i % 2 == 1; // completed by the actor's check, if it comes before the close
                 ops.add(op);
             }
-            CountDownLatch go = new CountDownLatch(1);
-            Thread actor = new Thread(() -> {
-                try {
-                    go.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            raceWithClose(p, () -> {
                 for (int i = 0; i < ops.size(); i += 2) {
                     own.advanceClock(1); // expires the next even operation (and earlier ones)
                     p.checkAndComplete("k" + (i + 1)); // completes the odd one
                 }
-            }, "actor");
-            actor.start();
-            go.countDown();
-            p.close();
-            actor.join(30_000);
-            assertThat(actor.isAlive()).isFalse();
+            });
 
             for (int i = 0; i < ops.size(); i++) {
                 HookOp op = ops.get(i);
@@ -342,22 +320,11 @@ class CloseOutcomeTest {
                 futures.add(waits.await("k" + i, Duration.ofSeconds(5)));
             }
             boolean[] won = new boolean[futures.size()];
-            CountDownLatch go = new CountDownLatch(1);
-            Thread actor = new Thread(() -> {
-                try {
-                    go.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            raceWithClose(waits, () -> {
                 for (int i = 0; i < futures.size(); i++) {
                     won[i] = i % 2 == 0 ? waits.complete("k" + i, "v") == 1 : futures.get(i).cancel(false);
                 }
-            }, "actor");
-            actor.start();
-            go.countDown();
-            waits.close();
-            actor.join(30_000);
-            assertThat(actor.isAlive()).isFalse();
+            });
 
             Map<Integer, String> endOf = new java.util.HashMap<>();
             for (int j = 0; j < recording.ends.size(); j++) {
@@ -370,5 +337,23 @@ class CloseOutcomeTest {
             }
             assertThat(recording.endedHandles).hasSize(futures.size());
         }
+    }
+
+    /** Runs {@code actions} on a thread of its own, started with {@code closeable}'s close on this one. */
+    private static void raceWithClose(AutoCloseable closeable, Runnable actions) throws Exception {
+        CountDownLatch go = new CountDownLatch(1);
+        Thread actor = new Thread(() -> {
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            actions.run();
+        }, "actor");
+        actor.start();
+        go.countDown();
+        closeable.close();
+        actor.join(30_000);
+        assertThat(actor.isAlive()).isFalse();
     }
 }
