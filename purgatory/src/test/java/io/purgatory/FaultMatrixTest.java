@@ -122,7 +122,7 @@ class FaultMatrixTest {
         }
 
         /** Recurses until the stack runs out: a real StackOverflowError, thrown deep and unwound. */
-        private static int recurse(int depth) {
+        static int recurse(int depth) {
             return depth < Integer.MAX_VALUE ? recurse(depth + 1) + 1 : depth;
         }
     }
