@@ -42,7 +42,7 @@ final class KeyedEvents<V> implements EventReadings {
         this.listener = listener;
         this.retention = retainWindowMs > 0
                 ? new EventRetention<>(name, retainWindowMs, retainMaxEntries, timer, this::unused) : null;
-        this.ends = lateWindowMs > 0 ? new RecentEnds(lateWindowMs, lateMaxKeys, timer) : null;
+        this.ends = lateWindowMs > 0 ? new RecentEnds(name, lateWindowMs, lateMaxKeys, timer) : null;
     }
 
     /** An event arrives: retained if early events are on; returns it, held (X3), or null. Before the visit (X2). */

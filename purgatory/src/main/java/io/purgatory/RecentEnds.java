@@ -26,6 +26,7 @@ final class RecentEnds {
      *      events' map (X1), for the same reason: memory bounded by count and by time.
      */
 
+    private final String name;
     private final long windowMs;
     private final int maxKeys;
     private final Timer timer;
@@ -35,7 +36,8 @@ final class RecentEnds {
     @GuardedBy("this")
     private boolean closed;
 
-    RecentEnds(long windowMs, int maxKeys, Timer timer) {
+    RecentEnds(String name, long windowMs, int maxKeys, Timer timer) {
+        this.name = name;
         this.windowMs = windowMs;
         this.maxKeys = maxKeys;
         this.timer = timer;
@@ -49,8 +51,11 @@ final class RecentEnds {
         End end = new End(this, key, windowMs);
         try {
             timer.add(end);
-        } catch (RuntimeException | Error timerFailure) { // closed, or a timer of the user's that throws
+        } catch (IllegalStateException timerClosed) {
             return; // the timer could never end its window: remember nothing
+        } catch (RuntimeException | Error timerFailure) { // a timer of the user's that throws
+            UserCode.log(name, "the timer refused the window of a wait's end; it is not remembered", timerFailure);
+            return;
         }
         boolean kept = false;
         try {
