@@ -22,7 +22,7 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
 
     static final String USAGE = "compare [--quick] [--rounds N]"
             + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold]"
-            + " [--impls ours,kafka,netty,jdk,floor,proto] [--rates R,... (expiration-capacity's ladder)]"
+            + " [--impls ours,kafka,netty,jdk,floor,proto,timed_floor] [--rates R,... (expiration-capacity's ladder)]"
             + " [--threads N,... (scaling's thread counts)]";
 
     public CompareOptions {

@@ -11,7 +11,9 @@ public enum Impl {
     /** Workload 1's yardstick, not a column of the table: {@link FloorPurgatory}. */
     FLOOR("floor (no timer, no gauges, lazy removal)"),
     /** Workloads 1 and 5's prototype, not a column of the table: {@link ProtoPurgatory}. */
-    PROTO("proto (a timer and eager removal, nothing else)");
+    PROTO("proto (a timer and eager removal, nothing else)"),
+    /** Workload 5's second yardstick, no column: the floor plus a timer entry per request ({@link TimedFloor}). */
+    TIMED_FLOOR("timed floor (the floor and a timer entry per request)");
 
     private final String label;
 

@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * would expire ends at its submission. What it sustains bounds what any purgatory can sustain in
  * this tool on this machine, as the generator's own work (arrivals, sleeps, the completion queue's
  * {@code DelayQueue}, whose lock the completion thread also takes) is all that is left.
+ * {@link Impl#TIMED_FLOOR} adds what every purgatory adds to a request, a timer entry
+ * ({@link TimedFloor}): the requests that would expire do, at their timeout.
  */
 final class PerfWorkload extends Workload {
 
@@ -42,7 +44,7 @@ final class PerfWorkload extends Workload {
     private final Map<Integer, int[]> intervalsByRate = new HashMap<>();
 
     private PerfWorkload(String id, String title, double pct50, double pct75) {
-        super(id, title, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR, Impl.PROTO));
+        super(id, title, List.of(Impl.OURS, Impl.KAFKA, Impl.FLOOR, Impl.PROTO, Impl.TIMED_FLOOR));
         this.sustained = new Metric(title, "highest rate sustained (req/s)",
                 new Bar(">= 0.8x floor", null, r -> r >= 0.8), Impl.FLOOR);
         this.reached = new Metric(title, "highest enqueue rate reached (req/s)");
@@ -106,8 +108,9 @@ final class PerfWorkload extends Workload {
     private Step runStep(Impl impl, int[] intervals, int n) throws InterruptedException {
         List<BenchKey> keys = List.of(BenchKey.range(3)); // the same 3 keys for every request
         CountDownLatch latch = new CountDownLatch(n);
+        String name = id() + "-" + impl.id();
         try (PurgatoryUnderTest purgatory = impl == Impl.FLOOR ? new NoPurgatory()
-                : PurgatoryUnderTest.create(impl, id() + "-" + impl.id());
+                : impl == Impl.TIMED_FLOOR ? new TimedFloor(name) : PurgatoryUnderTest.create(impl, name);
              CompletionQueue completions = new CompletionQueue()) {
             Map<Long, Long> allocated0 = Probe.allocatedBytesByThread();
             ThreadCpu threadCpu0 = new ThreadCpu();
@@ -163,10 +166,13 @@ final class PerfWorkload extends Workload {
             results.note(note.append(" (medians). No purgatory sustains more in this tool on this machine.")
                     .toString());
         }
-        if (medians.containsKey(Impl.PROTO)) {
-            results.note(title() + ", " + Impl.PROTO.label() + ", see ProtoPurgatory: "
-                    + results.describe(Impl.PROTO, List.of(sustained, reached, cpu, generatorCpu, allocated),
-                            List.of(Impl.KAFKA, Impl.OURS, Impl.FLOOR)) + ".");
+        for (Impl yardstick : List.of(Impl.PROTO, Impl.TIMED_FLOOR)) {
+            if (medians.containsKey(yardstick)) {
+                results.note(title() + ", " + yardstick.label() + ", see " + (yardstick == Impl.PROTO
+                        ? "ProtoPurgatory" : "TimedFloor") + ": " + results.describe(yardstick,
+                        List.of(sustained, reached, cpu, generatorCpu, allocated),
+                        List.of(Impl.KAFKA, Impl.OURS, Impl.FLOOR)) + ".");
+            }
         }
     }
 
