@@ -12,6 +12,7 @@ import java.util.List;
  * java -jar benchmarks.jar compare --only keyed --rounds 3   (keyed waits against a map of futures alone)
  * java -jar benchmarks.jar jmh [JMH options]            (forwarded to org.openjdk.jmh.Main)
  * java -jar benchmarks.jar feed [--events N --pending N --rate R --seconds S]   (the Kafka feed, FeedBench)
+ * java -jar benchmarks.jar settle [operations [threads [repetitions]]]   (the settle of an expiry alone, SettleProbe)
  * </pre>
  * {@code compare} runs in a child JVM with a fixed heap ({@value #HEAP}, so that the System.gc()
  * between runs cannot shrink the heap and leave the next run to regrow it), unless the heap was
@@ -34,12 +35,14 @@ public final class Main {
             case "compare" -> System.exit(compare(rest));
             case "jmh" -> org.openjdk.jmh.Main.main(rest);
             case "feed" -> System.exit(FeedBench.run(rest));
+            case SettleProbe.COMMAND -> System.exit(SettleProbe.run(rest));
             case ColdExpirationWorkload.CHILD_COMMAND -> System.exit(ColdExpirationWorkload.child(rest));
             default -> {
                 System.err.println("usage: java -jar benchmarks.jar " + CompareOptions.USAGE);
                 System.err.println("       java -jar benchmarks.jar compare --only keyed --rounds 3"
                         + "   (keyed waits against a map of futures alone)");
                 System.err.println("       java -jar benchmarks.jar jmh [JMH options, e.g. -f 1 -wi 3 -i 5 -prof gc]");
+                System.err.println("       java -jar benchmarks.jar " + SettleProbe.USAGE);
                 System.exit(command.isEmpty() || command.equals("--help") ? 0 : 2);
             }
         }
