@@ -37,14 +37,20 @@ public final class Compare {
         Results results = new Results();
         Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         String loadBefore = MachineInfo.loadAverage();
-        for (Workload workload : workloads(results)) {
-            if (!options.selects(workload.id())) {
-                continue;
+        try (BackgroundLoad background = BackgroundLoad.start(options.backgroundLoad(), log)) {
+            for (Workload workload : workloads(results)) {
+                if (!options.selects(workload.id())) {
+                    continue;
+                }
+                log.printf("== %s (%s), load %s%n", workload.title(), workload.id(), MachineInfo.loadAverage());
+                long t0 = System.nanoTime();
+                workload.runAll(sizes, options, results, log);
+                log.printf("   %s took %d s, load %s%n", workload.id(), (System.nanoTime() - t0) / 1_000_000_000L,
+                        MachineInfo.loadAverage());
+                if (background.threads() > 0 && !background.isAlive()) {
+                    throw new IllegalStateException("the background load's JVM ended during " + workload.id());
+                }
             }
-            log.printf("== %s (%s)%n", workload.title(), workload.id());
-            long t0 = System.nanoTime();
-            workload.runAll(sizes, options, results, log);
-            log.printf("   %s took %d s%n", workload.id(), (System.nanoTime() - t0) / 1_000_000_000L);
         }
         StringBuilder report = new StringBuilder();
         report.append("Run ").append(start).append(", ")
@@ -52,7 +58,11 @@ public final class Compare {
                 .append(" mode, medians of ").append(options.rounds()).append(" alternating round(s).\n")
                 .append("Machine: ").append(MachineInfo.describe()).append(".\n")
                 .append("Load average (1 min) at start ").append(loadBefore).append(", at end ")
-                .append(MachineInfo.loadAverage()).append(".\n\n")
+                .append(MachineInfo.loadAverage()).append(".\n")
+                .append(options.backgroundLoad() == 0 ? ""
+                        : "Background load (--background-load): " + options.backgroundLoad()
+                        + " busy thread(s) in a child JVM, for the whole run.\n")
+                .append('\n')
                 .append(results.markdownTable());
         for (String note : results.notes()) {
             report.append('\n').append(note).append('\n');
