@@ -3,6 +3,8 @@ package io.purgatory.bench;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -42,8 +44,18 @@ final class BackgroundLoad implements AutoCloseable {
         this.hook = process == null ? null : new Thread(process::destroy, "background-load-stop");
     }
 
-    /** Starts {@code threads} busy threads in a child JVM (none for 0), logging its pid to {@code log}. */
+    /** Starts {@code threads} busy threads in a child JVM of this session (none for 0); logs its pid to {@code log}. */
     static BackgroundLoad start(int threads, PrintStream log) throws IOException {
+        return start(threads, false, log);
+    }
+
+    /**
+     * Starts {@code threads} busy threads in a child JVM (none for 0), in a session of its own if
+     * {@code ownSession} (through {@code setsid}: where the kernel groups the CPU by session,
+     * {@code sched_autogroup_enabled}, the load then competes as another session's build does,
+     * group against group, not thread against thread); logs its pid and scheduling group to {@code log}.
+     */
+    static BackgroundLoad start(int threads, boolean ownSession, PrintStream log) throws IOException {
         if (threads < 0) {
             throw new IllegalArgumentException("--background-load must be >= 0: " + threads);
         }
@@ -51,6 +63,9 @@ final class BackgroundLoad implements AutoCloseable {
             return NONE;
         }
         List<String> command = new ArrayList<>();
+        if (ownSession) {
+            command.add("setsid");
+        }
         command.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
         command.addAll(List.of("-Xms64m", "-Xmx64m", "-XX:+UseSerialGC", // (BL2)
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), CHILD_COMMAND,
@@ -59,9 +74,19 @@ final class BackgroundLoad implements AutoCloseable {
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BackgroundLoad load = new BackgroundLoad(process, threads);
         Runtime.getRuntime().addShutdownHook(load.hook);
-        log.printf("background load: %d busy thread(s) in child JVM %d, load %s%n", threads, process.pid(),
+        log.printf("background load: %d busy thread(s) in child JVM %d (scheduling group %s; this JVM's %s), load %s%n",
+                threads, process.pid(), autogroup(process.pid()), autogroup(ProcessHandle.current().pid()),
                 MachineInfo.loadAverage());
         return load;
+    }
+
+    /** The process's autogroup ("/autogroup-12 nice 0"), or "?" where the kernel has none. */
+    private static String autogroup(long pid) {
+        try {
+            return Files.readString(Path.of("/proc/" + pid + "/autogroup")).trim();
+        } catch (IOException | RuntimeException unavailable) {
+            return "?";
+        }
     }
 
     /** The busy threads asked for (0: none). */

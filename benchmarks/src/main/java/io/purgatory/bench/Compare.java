@@ -37,7 +37,8 @@ public final class Compare {
         Results results = new Results();
         Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         String loadBefore = MachineInfo.loadAverage();
-        try (BackgroundLoad background = BackgroundLoad.start(options.backgroundLoad(), log)) {
+        try (BackgroundLoad background = BackgroundLoad.start(options.backgroundLoad(),
+                options.backgroundOwnSession(), log)) {
             for (Workload workload : workloads(results)) {
                 if (!options.selects(workload.id())) {
                     continue;
@@ -61,7 +62,9 @@ public final class Compare {
                 .append(MachineInfo.loadAverage()).append(".\n")
                 .append(options.backgroundLoad() == 0 ? ""
                         : "Background load (--background-load): " + options.backgroundLoad()
-                        + " busy thread(s) in a child JVM, for the whole run.\n")
+                        + " busy thread(s) in a child JVM"
+                        + (options.backgroundOwnSession() ? " of its own session" : "")
+                        + ", for the whole run.\n")
                 .append('\n')
                 .append(results.markdownTable());
         for (String note : results.notes()) {

@@ -19,15 +19,17 @@ import java.util.TreeSet;
  * @param threads the thread counts of the scaling workload (empty: 1 and 2)
  * @param skip   workload ids or id prefixes not to run, even if {@code only} selects them
  * @param backgroundLoad busy threads in a child JVM for the whole run (0: none), see {@link BackgroundLoad}
+ * @param backgroundOwnSession whether that JVM runs in a session of its own (as another engineer's build)
  */
 public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Impl> impls, List<Integer> rates,
-                             List<Integer> threads, Set<String> skip, int backgroundLoad) {
+                             List<Integer> threads, Set<String> skip, int backgroundLoad,
+                             boolean backgroundOwnSession) {
 
     static final String USAGE = "compare [--quick] [--rounds N]"
             + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold]"
             + " [--impls ours,kafka,netty,jdk,floor,proto] [--rates R,... (expiration-capacity's ladder)]"
             + " [--threads N,... (scaling's thread counts)] [--skip id,...]"
-            + " [--background-load N (busy threads beside the run)]";
+            + " [--background-load N (busy threads beside the run)] [--background-own-session]";
 
     public CompareOptions {
         if (rounds < 1) {
@@ -62,6 +64,7 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
         List<Integer> threads = new ArrayList<>();
         Set<String> skip = new TreeSet<>();
         int backgroundLoad = 0;
+        boolean ownSession = false;
         List<String> list = Arrays.asList(args);
         for (int i = 0; i < list.size(); i++) {
             String a = list.get(i);
@@ -76,11 +79,12 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
                         .forEach(threads::add);
                 case "--skip" -> skip.addAll(Arrays.asList(value(list, ++i, a).split(",")));
                 case "--background-load" -> backgroundLoad = Integer.parseInt(value(list, ++i, a));
+                case "--background-own-session" -> ownSession = true;
                 default -> throw new IllegalArgumentException("unknown option '" + a + "'; usage: " + USAGE);
             }
         }
         return new CompareOptions(quick, rounds != null ? rounds : quick ? 1 : 3, only, impls, rates, threads,
-                skip, backgroundLoad);
+                skip, backgroundLoad, ownSession);
     }
 
     /**

@@ -2,11 +2,14 @@ package io.purgatory.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -49,6 +52,32 @@ class BackgroundLoadTest {
             assertEquals(0, child.onExit().thenApply(p -> 0).get(30, TimeUnit.SECONDS));
             assertFalse(load.isAlive());
         }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void start_ownSession_childRunsInAnotherSessionUntilClosed() throws Exception {
+        ProcessHandle child;
+        try (BackgroundLoad load = BackgroundLoad.start(1, true, new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8))) {
+            child = ProcessHandle.of(load.pid()).orElseThrow();
+            while (!ProcessHandle.of(load.pid()).flatMap(p -> p.info().command()).orElse("").endsWith("java")) {
+                assertTrue(load.isAlive(), "setsid ended: it forked instead of running the JVM itself");
+                Thread.sleep(10); // until setsid has run the JVM in its place
+            }
+            assertNotEquals(session(ProcessHandle.current().pid()), session(child.pid()));
+            while (child.info().totalCpuDuration().orElse(Duration.ZERO).compareTo(Duration.ofSeconds(1)) < 0) {
+                assertTrue(load.isAlive(), "the background JVM ended by itself");
+                Thread.sleep(50);
+            }
+        }
+        assertFalse(child.isAlive(), "still running after close: " + child.pid());
+    }
+
+    /** The session id of a process: field 6 of /proc/pid/stat, after the command's parentheses. */
+    private static String session(long pid) throws Exception {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3];
     }
 
     @Test
