@@ -13,6 +13,13 @@ import java.util.List;
  */
 public final class Compare {
 
+    /**
+     * The Java priority of the thread running the workloads, which every thread of the run inherits
+     * (each implementation's timer and executors, the harness's), set after the background load has
+     * started at normal priority; Linux applies it only under {@code -XX:ThreadPriorityPolicy=1} as root.
+     */
+    static final String PRIORITY = "bench.priority";
+
     /** The back-pressure bound of ours in the overload workload. */
     static final Duration BACK_PRESSURE = Duration.ofMillis(10);
 
@@ -37,8 +44,10 @@ public final class Compare {
         Results results = new Results();
         Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         String loadBefore = MachineInfo.loadAverage();
+        int priority = Thread.currentThread().getPriority();
         try (BackgroundLoad background = BackgroundLoad.start(options.backgroundLoad(),
                 options.backgroundOwnSession(), log)) {
+            Thread.currentThread().setPriority(Integer.getInteger(PRIORITY, priority)); // after the fork
             for (Workload workload : workloads(results)) {
                 if (!options.selects(workload.id())) {
                     continue;
@@ -52,6 +61,8 @@ public final class Compare {
                     throw new IllegalStateException("the background load's JVM ended during " + workload.id());
                 }
             }
+        } finally {
+            Thread.currentThread().setPriority(priority);
         }
         StringBuilder report = new StringBuilder();
         report.append("Run ").append(start).append(", ")

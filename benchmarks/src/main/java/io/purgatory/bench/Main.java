@@ -24,12 +24,6 @@ public final class Main {
 
     static final String HEAP = "4g";
     private static final String IN_PROCESS = "bench.inProcess";
-    /**
-     * The Java priority of the thread running {@code compare}, which every thread of the run inherits
-     * (each implementation's timer, executors and the harness's); Linux applies it only under
-     * {@code -XX:ThreadPriorityPolicy=1} as root.
-     */
-    private static final String PRIORITY = "bench.priority";
 
     private Main() {
     }
@@ -58,10 +52,6 @@ public final class Main {
         List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
         boolean heapGiven = jvmArgs.stream().anyMatch(a -> a.startsWith("-Xmx") || a.startsWith("-Xms"));
         if (Boolean.getBoolean(IN_PROCESS) || heapGiven) {
-            Integer priority = Integer.getInteger(PRIORITY);
-            if (priority != null) {
-                Thread.currentThread().setPriority(priority);
-            }
             System.out.print(Compare.run(options, System.err));
             System.out.flush();
             return 0; // exit(0) in main: a baseline thread left behind must not keep the JVM up
