@@ -13,6 +13,13 @@ import java.util.List;
  */
 public final class Compare {
 
+    /**
+     * The Java priority of the thread running the workloads, which every thread of the run inherits
+     * (each implementation's timer and executors, the harness's), set after the background load has
+     * started at normal priority; Linux applies it only under {@code -XX:ThreadPriorityPolicy=1} as root.
+     */
+    static final String PRIORITY = "bench.priority";
+
     /** The back-pressure bound of ours in the overload workload. */
     static final Duration BACK_PRESSURE = Duration.ofMillis(10);
 
@@ -37,14 +44,25 @@ public final class Compare {
         Results results = new Results();
         Instant start = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         String loadBefore = MachineInfo.loadAverage();
-        for (Workload workload : workloads(results)) {
-            if (!options.selects(workload.id())) {
-                continue;
+        int priority = Thread.currentThread().getPriority();
+        try (BackgroundLoad background = BackgroundLoad.start(options.backgroundLoad(),
+                options.backgroundOwnSession(), log)) {
+            Thread.currentThread().setPriority(Integer.getInteger(PRIORITY, priority)); // after the fork
+            for (Workload workload : workloads(results)) {
+                if (!options.selects(workload.id())) {
+                    continue;
+                }
+                log.printf("== %s (%s), load %s%n", workload.title(), workload.id(), MachineInfo.loadAverage());
+                long t0 = System.nanoTime();
+                workload.runAll(sizes, options, results, log);
+                log.printf("   %s took %d s, load %s%n", workload.id(), (System.nanoTime() - t0) / 1_000_000_000L,
+                        MachineInfo.loadAverage());
+                if (background.threads() > 0 && !background.isAlive()) {
+                    throw new IllegalStateException("the background load's JVM ended during " + workload.id());
+                }
             }
-            log.printf("== %s (%s)%n", workload.title(), workload.id());
-            long t0 = System.nanoTime();
-            workload.runAll(sizes, options, results, log);
-            log.printf("   %s took %d s%n", workload.id(), (System.nanoTime() - t0) / 1_000_000_000L);
+        } finally {
+            Thread.currentThread().setPriority(priority);
         }
         StringBuilder report = new StringBuilder();
         report.append("Run ").append(start).append(", ")
@@ -52,7 +70,13 @@ public final class Compare {
                 .append(" mode, medians of ").append(options.rounds()).append(" alternating round(s).\n")
                 .append("Machine: ").append(MachineInfo.describe()).append(".\n")
                 .append("Load average (1 min) at start ").append(loadBefore).append(", at end ")
-                .append(MachineInfo.loadAverage()).append(".\n\n")
+                .append(MachineInfo.loadAverage()).append(".\n")
+                .append(options.backgroundLoad() == 0 ? ""
+                        : "Background load (--background-load): " + options.backgroundLoad()
+                        + " busy thread(s) in a child JVM"
+                        + (options.backgroundOwnSession() ? " of its own session" : "")
+                        + ", for the whole run.\n")
+                .append('\n')
                 .append(results.markdownTable());
         for (String note : results.notes()) {
             report.append('\n').append(note).append('\n');

@@ -81,6 +81,7 @@ final class ExpiryCapacityWorkload extends Workload {
         int best = 0;
         int firedEarly = 0;
         boolean failed = false;
+        String loadAtStart = MachineInfo.loadAverage();
         List<String> ladder = new ArrayList<>();
         for (int rate : rates) {
             ExpirationLoadWorkload.LoadRun run = step(impl, rate, sizes, log);
@@ -110,7 +111,8 @@ final class ExpiryCapacityWorkload extends Workload {
         recorder.record(capacity, best);
         recorder.record(early, firedEarly);
         if (recorder != Results.Recorder.DISCARD) {
-            ladders.computeIfAbsent(impl, i -> new ArrayList<>()).add(String.join(", ", ladder));
+            ladders.computeIfAbsent(impl, i -> new ArrayList<>()).add(String.format(Locale.ROOT, "(load %s-%s) %s",
+                    loadAtStart, MachineInfo.loadAverage(), String.join(", ", ladder)));
         }
     }
 

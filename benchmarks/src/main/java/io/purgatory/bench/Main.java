@@ -18,7 +18,8 @@ import java.util.List;
  * between runs cannot shrink the heap and leave the next run to regrow it), unless the heap was
  * set on the command line or {@code -Dbench.inProcess=true} is given. Other JVM options of the
  * command line (e.g. a JFR recording) are passed on to the child. The cold workload forks one more
- * JVM per round the same way, running the hidden command {@code expiration-burst}.
+ * JVM per round the same way, running the hidden command {@code expiration-burst};
+ * {@code --background-load N} one more for the whole run, {@link BackgroundLoad}'s.
  */
 public final class Main {
 
@@ -37,6 +38,7 @@ public final class Main {
             case "feed" -> System.exit(FeedBench.run(rest));
             case SettleProbe.COMMAND -> System.exit(SettleProbe.run(rest));
             case ColdExpirationWorkload.CHILD_COMMAND -> System.exit(ColdExpirationWorkload.child(rest));
+            case BackgroundLoad.CHILD_COMMAND -> System.exit(BackgroundLoad.child(rest));
             default -> {
                 System.err.println("usage: java -jar benchmarks.jar " + CompareOptions.USAGE);
                 System.err.println("       java -jar benchmarks.jar compare --only keyed --rounds 3"

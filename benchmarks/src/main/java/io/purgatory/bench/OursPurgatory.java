@@ -11,18 +11,28 @@ import java.util.concurrent.Executors;
 /**
  * This project's purgatory, with its defaults; or, with a back-pressure bound, on a timer of its
  * own built as the purgatory builds its own (default geometry, two expiration threads) plus
- * {@link SystemTimer.Builder#backPressure}, until the purgatory builders offer it.
+ * {@link SystemTimer.Builder#backPressure}, until the purgatory builders offer it. The system
+ * property {@value #EXPIRATION_THREADS} gives the purgatory an expiration executor of that many
+ * threads instead of its default two (to measure the setting; ours only).
  */
 final class OursPurgatory implements PurgatoryUnderTest {
+
+    static final String EXPIRATION_THREADS = "bench.ours.expirationThreads";
 
     private final DelayedOperationPurgatory<Op> purgatory;
     private final SystemTimer timer;
     private final ExecutorService expirations;
 
     OursPurgatory(String name) {
-        this.purgatory = new DelayedOperationPurgatory<>(name);
+        int threads = Integer.getInteger(EXPIRATION_THREADS, 0);
         this.timer = null;
-        this.expirations = null;
+        if (threads > 0) {
+            this.expirations = Executors.newFixedThreadPool(threads, Threads.daemonFactory(name + "-expiration"));
+            this.purgatory = DelayedOperationPurgatory.builder(name).expirationExecutor(expirations).build();
+        } else {
+            this.expirations = null;
+            this.purgatory = new DelayedOperationPurgatory<>(name);
+        }
     }
 
     OursPurgatory(String name, Duration backPressure) {
@@ -98,6 +108,8 @@ final class OursPurgatory implements PurgatoryUnderTest {
         purgatory.close();
         if (timer != null) {
             timer.close();
+        }
+        if (expirations != null) {
             expirations.shutdown();
         }
     }

@@ -60,10 +60,11 @@ abstract class Workload {
         int rounds = options.rounds();
         for (int round = 1; round <= rounds; round++) {
             for (Impl impl : impls) {
-                log.printf("  round %d/%d %s%n", round, rounds, impl.id());
+                log.printf("  round %d/%d %s, load %s%n", round, rounds, impl.id(), MachineInfo.loadAverage());
                 runOnce(impl, sizes, results.recorder(impl), log);
                 Probe.settle();
             }
+            log.printf("  round %d/%d done, load %s%n", round, rounds, MachineInfo.loadAverage());
         }
     }
 }

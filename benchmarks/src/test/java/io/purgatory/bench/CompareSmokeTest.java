@@ -2,6 +2,7 @@ package io.purgatory.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -87,6 +88,15 @@ class CompareSmokeTest {
         assertEquals(List.of(100_000, 2_000_000), steps.rates());
         assertEquals(List.of(1, 4), steps.threads());
         assertTrue(CompareOptions.parse("--only", "expiration").selects("expiration-capacity-timer"));
+        CompareOptions skipping = CompareOptions.parse("--only", "expiration-capacity", "--skip",
+                "expiration-capacity-timer", "--background-load", "2");
+        assertTrue(skipping.selects("expiration-capacity"));
+        assertFalse(skipping.selects("expiration-capacity-timer"));
+        assertEquals(2, skipping.backgroundLoad());
+        assertEquals(0, CompareOptions.parse().backgroundLoad());
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+                () -> CompareOptions.parse("--background-load", "-1"));
+        assertEquals("--background-load must be >= 0: -1", negative.getMessage());
     }
 
     @Test
