@@ -5,6 +5,7 @@ import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerGeometry;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -40,6 +41,8 @@ final class EngineSettings {
     private final Set<String> ownTimerSettings = new LinkedHashSet<>();
     private Executor expirationExecutor;
     private Clock clock;
+    /** The own timer's back-pressure bound; null: none. */
+    private Duration backPressure;
 
     EngineSettings(String name) {
         this.name = PurgatoryRuntime.checkName(name);
@@ -95,6 +98,11 @@ final class EngineSettings {
 
     void clock(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    void backPressure(Duration lag) {
+        this.backPressure = PurgatoryRuntime.checkBackPressure(lag);
+        ownTimerSettings.add("backPressure");
     }
 
     void closePolicy(ClosePolicy closePolicy) {
@@ -182,6 +190,6 @@ final class EngineSettings {
         if (!timerEnabled) {
             return PurgatoryRuntime.idleTimer(name, c, reaperEnabled);
         }
-        return PurgatoryRuntime.ownTimer(name, geometry, c, expirationExecutor, refusals, reaperEnabled);
+        return PurgatoryRuntime.ownTimer(name, geometry, c, expirationExecutor, refusals, reaperEnabled, backPressure);
     }
 }

@@ -74,7 +74,7 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
         return tickMs(Durations.toMillis(tick, "tick"));
     }
 
-    /** Buckets per wheel of the purgatory's own timer (default 20; bounds as {@link TimerGeometry}'s). */
+    /** Buckets per wheel of the purgatory's own timer (default 1024; bounds as {@link TimerGeometry}'s). */
     public PurgatoryBuilder<T> wheelSize(int wheelSize) {
         settings.geometry(settings.geometry().withWheelSize(wheelSize), "wheelSize");
         return this;
@@ -83,6 +83,21 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
     /** Tick and wheel size of the purgatory's own timer (default {@link TimerGeometry#DEFAULT}). */
     public PurgatoryBuilder<T> geometry(TimerGeometry geometry) {
         settings.geometry(geometry, "geometry");
+        return this;
+    }
+
+    /**
+     * Back-pressure on the purgatory's own timer ({@link io.purgatory.timer.SystemTimer.Builder#backPressure}):
+     * while its expiries run more than {@code lag} behind their deadlines, a submission that puts an
+     * operation on the timer waits (at most {@code lag} per call) for them to catch up, so a thread
+     * submitting faster than the purgatory can expire slows down and expiry lateness stays near
+     * {@code lag}. The purgatory's own threads never wait. Default: none, a submission never waits.
+     *
+     * @throws NullPointerException if {@code lag} is null
+     * @throws IllegalArgumentException if {@code lag} is not positive
+     */
+    public PurgatoryBuilder<T> backPressure(Duration lag) {
+        settings.backPressure(lag);
         return this;
     }
 

@@ -115,14 +115,18 @@ public final class PurgatoryRuntime implements AutoCloseable {
      * pool of its own if that is null; with a driver thread iff {@code driven}.
      */
     static PurgatoryRuntime ownTimer(String name, TimerGeometry geometry, Clock clock, Executor executor,
-                                     TaskErrorHandler errorHandler, boolean driven) {
+                                     TaskErrorHandler errorHandler, boolean driven, Duration backPressure) {
         ExecutorService owned = null;
         if (executor == null) {
             owned = new ThreadPoolExecutor(DEFAULT_EXPIRATION_THREADS, DEFAULT_EXPIRATION_THREADS, 0L,
                     TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), DaemonThreads.factory(name + "-expiration"));
         }
-        SystemTimer own = SystemTimer.builder(name).geometry(geometry).clock(clock)
-                .executor(owned != null ? owned : executor).errorHandler(errorHandler).build();
+        SystemTimer.Builder builder = SystemTimer.builder(name).geometry(geometry).clock(clock)
+                .executor(owned != null ? owned : executor).errorHandler(errorHandler);
+        if (backPressure != null) {
+            builder.backPressure(backPressure);
+        }
+        SystemTimer own = builder.build();
         return new PurgatoryRuntime(name, own, true, owned, driven, clock);
     }
 
@@ -298,6 +302,20 @@ public final class PurgatoryRuntime implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code clock} is a ManualClock
      */
+    /**
+     * {@code lag} if it is a valid back-pressure bound of an own timer.
+     *
+     * @throws NullPointerException if {@code lag} is null
+     * @throws IllegalArgumentException if {@code lag} is not positive
+     */
+    static Duration checkBackPressure(Duration lag) {
+        Objects.requireNonNull(lag, "lag");
+        if (lag.isNegative() || lag.isZero()) {
+            throw new IllegalArgumentException("backPressure lag must be > 0: " + lag);
+        }
+        return lag;
+    }
+
     static void refuseManualClockForOwnTimer(Clock clock) {
         if (clock instanceof ManualClock) {
             throw new IllegalArgumentException("clock: a ManualClock moves only when a test moves it, and the own"
@@ -324,6 +342,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
         private Clock clock;
         private TaskErrorHandler errorHandler;
         private ManualTimer manualTimer;
+        private Duration backPressure;
 
         private Builder(String name) {
             this.name = checkName(name);
@@ -352,7 +371,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
             return tickMs(Timer.toMs(Objects.requireNonNull(tick, "tick")));
         }
 
-        /** Buckets per wheel of the runtime's timer (default 20; bounds as {@link TimerGeometry}'s). */
+        /** Buckets per wheel of the runtime's timer (default 1024; bounds as {@link TimerGeometry}'s). */
         public Builder wheelSize(int wheelSize) {
             this.geometry = geometry.withWheelSize(wheelSize);
             ownTimerSettings.add("wheelSize");
@@ -367,6 +386,21 @@ public final class PurgatoryRuntime implements AutoCloseable {
         public Builder expirationExecutor(Executor executor) {
             this.expirationExecutor = Objects.requireNonNull(executor, "executor");
             ownTimerSettings.add("expirationExecutor");
+            return this;
+        }
+
+        /**
+         * Back-pressure on the runtime's timer ({@link SystemTimer.Builder#backPressure}): while its
+         * expiries run more than {@code lag} behind their deadlines, a submission to any purgatory on
+         * the runtime waits (at most {@code lag} per call) for them to catch up. The runtime's own
+         * threads never wait. Default: none.
+         *
+         * @throws NullPointerException if {@code lag} is null
+         * @throws IllegalArgumentException if {@code lag} is not positive
+         */
+        public Builder backPressure(Duration lag) {
+            this.backPressure = checkBackPressure(lag);
+            ownTimerSettings.add("backPressure");
             return this;
         }
 
@@ -413,7 +447,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
             }
             refuseManualClockForOwnTimer(clock);
             return ownTimer(name, geometry, clock != null ? clock : Clock.system(), expirationExecutor,
-                    errorHandler != null ? errorHandler : TaskErrorHandler.logging(), true);
+                    errorHandler != null ? errorHandler : TaskErrorHandler.logging(), true, backPressure);
         }
     }
 }

@@ -425,6 +425,7 @@ class PurgatoryRuntimeTest {
                 setting("wheelSize", b -> b.wheelSize(64)),
                 setting("geometry", b -> b.geometry(TimerGeometry.DEFAULT)),
                 setting("expirationExecutor", b -> b.expirationExecutor(Runnable::run)),
+                setting("backPressure", b -> b.backPressure(Duration.ofMillis(10))),
                 setting("clock", b -> b.clock(new ManualClock())),
                 setting("timerEnabled(false)", b -> b.timerEnabled(false)),
                 setting("reaperEnabled(false)", b -> b.reaperEnabled(false)));

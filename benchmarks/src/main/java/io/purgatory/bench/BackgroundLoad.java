@@ -21,9 +21,9 @@ final class BackgroundLoad implements AutoCloseable {
 
     /* Implementation notes
      *
-     * BL1. The child's only link to its parent is its stdin pipe: it reads until end of file and
+     * (BL1) The child's only link to its parent is its stdin pipe: it reads until end of file and
      *      then exits, so it outlives no parent, however the parent ends (kill -9 included).
-     * BL2. The child does not inherit the parent's JVM options (its -Xmn, heap or recording are the
+     * (BL2) The child does not inherit the parent's JVM options (its -Xmn, heap or recording are the
      *      measured JVM's): a small heap and the serial collector, so that its own GC is no part of
      *      the load it is asked for.
      */

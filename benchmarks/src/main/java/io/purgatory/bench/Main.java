@@ -12,7 +12,7 @@ import java.util.List;
  * java -jar benchmarks.jar compare --only keyed --rounds 3   (keyed waits against a map of futures alone)
  * java -jar benchmarks.jar jmh [JMH options]            (forwarded to org.openjdk.jmh.Main)
  * java -jar benchmarks.jar feed [--events N --pending N --rate R --seconds S]   (the Kafka feed, FeedBench)
- * java -jar benchmarks.jar settle [operations [threads [repetitions]]]   (the settle of an expiry alone, SettleProbe)
+ * java -jar benchmarks.jar settle [operations [threads [repetitions]]]   (the settle of an expiry alone, SettleCost)
  * </pre>
  * {@code compare} runs in a child JVM with a fixed heap ({@value #HEAP}, so that the System.gc()
  * between runs cannot shrink the heap and leave the next run to regrow it), unless the heap was
@@ -36,7 +36,7 @@ public final class Main {
             case "compare" -> System.exit(compare(rest));
             case "jmh" -> org.openjdk.jmh.Main.main(rest);
             case "feed" -> System.exit(FeedBench.run(rest));
-            case SettleProbe.COMMAND -> System.exit(SettleProbe.run(rest));
+            case SettleCost.COMMAND -> System.exit(SettleCost.run(rest));
             case ColdExpirationWorkload.CHILD_COMMAND -> System.exit(ColdExpirationWorkload.child(rest));
             case BackgroundLoad.CHILD_COMMAND -> System.exit(BackgroundLoad.child(rest));
             default -> {
@@ -44,7 +44,7 @@ public final class Main {
                 System.err.println("       java -jar benchmarks.jar compare --only keyed --rounds 3"
                         + "   (keyed waits against a map of futures alone)");
                 System.err.println("       java -jar benchmarks.jar jmh [JMH options, e.g. -f 1 -wi 3 -i 5 -prof gc]");
-                System.err.println("       java -jar benchmarks.jar " + SettleProbe.USAGE);
+                System.err.println("       java -jar benchmarks.jar " + SettleCost.USAGE);
                 System.exit(command.isEmpty() || command.equals("--help") ? 0 : 2);
             }
         }

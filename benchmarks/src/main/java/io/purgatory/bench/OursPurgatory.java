@@ -11,7 +11,8 @@ import java.util.concurrent.Executors;
 /**
  * This project's purgatory, with its defaults; or, with a back-pressure bound, on a timer of its
  * own built as the purgatory builds its own (default geometry, two expiration threads) plus
- * {@link SystemTimer.Builder#backPressure}, until the purgatory builders offer it. The system
+ * {@link SystemTimer.Builder#backPressure}: what {@code PurgatoryBuilder.backPressure} does, with the
+ * timer in reach for its wait counters. The system
  * property {@value #EXPIRATION_THREADS} gives the purgatory an expiration executor of that many
  * threads instead of its default two (to measure the setting; ours only).
  */

@@ -19,13 +19,13 @@ import java.util.concurrent.CyclicBarrier;
  * each repetition on a new purgatory, and the median. Not part of {@code compare}: a probe for
  * profiling (docs/benchmarks.md, "The purgatory's settle, alone").
  */
-final class SettleProbe {
+final class SettleCost {
 
     static final String COMMAND = "settle";
     static final String USAGE = COMMAND + " [operations (2000000) [threads (2) [repetitions (5)]]]";
     private static final int KEYS = 1_000;
 
-    private SettleProbe() {
+    private SettleCost() {
     }
 
     /** Runs the probe with {@code args} (see {@link #USAGE}); returns the exit status. */
