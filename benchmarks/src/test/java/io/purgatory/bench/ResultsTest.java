@@ -68,7 +68,8 @@ class ResultsTest {
         }
 
         assertEquals(0.9, results.ratio(bytes));
-        assertContains(results.markdownTable(), "| t | bytes | 80 | — | 0.90 vs JDK | — | 100 | <= JDK map | yes |");
+        assertContains(results.markdownTable(),
+                "| t | bytes | 80 | — | 0.90 vs JDK | — | 100 | <= JDK map | yes |");
     }
 
     @Test
