@@ -8,6 +8,7 @@ import io.purgatory.timer.SystemTimer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -159,6 +160,71 @@ class BackPressureWaitTest {
             handedOff.forEach(Runnable::run);
             assertThat(p.watched()).isZero();
             assertThat(p.numDelayed()).isZero();
+        }
+    }
+
+    @Test
+    void complete_keyedWaitsOnABackPressuredRuntimeWhileAnAwaitWaits_answersItWithoutWaitingOutTheBound()
+            throws Exception {
+        JumpingClock clock = new JumpingClock();
+        Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
+        try (PurgatoryRuntime runtime = PurgatoryRuntime.builder("rt-waits").clock(clock)
+                .expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
+            KeyedWaits<String, String> waits = KeyedWaits.builder("waits").runtime(runtime).build();
+            DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("behind")
+                    .runtime(runtime).build();
+            fallBehind(p, new MockOperation(1), clock, handedOff);
+            AtomicReference<CompletableFuture<String>> awaited = new AtomicReference<>();
+            Thread awaiter = new Thread(() -> awaited.set(waits.await("k", Duration.ofDays(1))), "awaiter");
+            awaiter.start();
+            awaitParkedByBackPressure(awaiter);
+            try {
+                waits.complete("k", "v");
+
+                awaiter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
+                assertThat(awaiter.isAlive()).as("the await stopped waiting once answered").isFalse();
+            } finally {
+                awaiter.interrupt();
+            }
+            assertThat(awaited.get()).isCompletedWithValue("v");
+            assertThat(waits.pending()).isZero();
+            handedOff.forEach(Runnable::run);
+        }
+    }
+
+    @Test
+    void onExpiration_earlyAndLateEventWindowsOnABackPressuredRuntime_scheduleWithoutWaiting() throws Exception {
+        JumpingClock clock = new JumpingClock();
+        Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
+        try (PurgatoryRuntime runtime = PurgatoryRuntime.builder("rt-events").clock(clock)
+                .expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
+            KeyedWaits<String, String> waits = KeyedWaits.builder("events").runtime(runtime)
+                    .retainEvents(Duration.ofDays(1), 10).lateEvents(Duration.ofDays(1), 10).build();
+            CompletableFuture<String> timingOut = waits.await("ended", Duration.ofMillis(1));
+            AtomicBoolean called = new AtomicBoolean();
+            MockOperation late = new MockOperation(1) {
+                @Override
+                public void onExpiration() {
+                    super.onExpiration();
+                    waits.complete("early", "e"); // its window goes on the timer
+                    called.set(true);
+                }
+            };
+            DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("cbs")
+                    .runtime(runtime).build();
+            fallBehind(p, late, clock, handedOff); // `timingOut` is due too: its end's window goes on the timer
+
+            Thread expirer = runAll(handedOff, "expirer");
+            expirer.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
+            boolean ended = !expirer.isAlive();
+            expirer.interrupt();
+
+            assertThat(ended).as("the windows were scheduled without waiting").isTrue();
+            assertThat(called).isTrue();
+            assertThat(timingOut).isCompletedExceptionally();
+            assertThat(waits.retainedEvents()).isEqualTo(1);
+            assertThat(waits.await("early", Duration.ofDays(1))).isCompletedWithValue("e");
+            assertThat(((SystemTimer) runtime.timer()).backPressureWaits()).isZero();
         }
     }
 
