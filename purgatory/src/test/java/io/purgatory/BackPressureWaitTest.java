@@ -1,6 +1,7 @@
 package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.Clock;
@@ -298,6 +299,16 @@ class BackPressureWaitTest {
             assertThat(op.onExpirationCalls).as("expired by the close policy").hasValue(1);
             submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
             assertThat(submitter.isAlive()).isFalse();
+        }
+    }
+
+    @Test
+    void build_backPressureOnAPurgatoryGivenARuntime_throwsIaeNamingIt() {
+        try (PurgatoryRuntime runtime = PurgatoryRuntime.builder("rt-given").build()) {
+            assertThatThrownBy(() -> DelayedOperationPurgatory.builder("p").backPressure(Duration.ofMillis(10))
+                    .runtime(runtime).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("runtime(...) cannot be combined with [backPressure]");
         }
     }
 
