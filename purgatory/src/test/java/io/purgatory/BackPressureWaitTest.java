@@ -6,11 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -74,6 +78,41 @@ class BackPressureWaitTest {
             assertThat(timer(p).backPressureWaits()).isZero();
             assertThat(late.onExpirationCalls).hasValue(1);
             assertThat(p.watched()).isEqualTo(1); // `more`, watched
+        }
+    }
+
+    @Test
+    void onExpiration_executorRejectsSoTheReaperRunsIt_submitsWithoutWaiting() throws Exception {
+        JumpingClock clock = new JumpingClock();
+        AtomicReference<DelayedOperationPurgatory<MockOperation>> self = new AtomicReference<>();
+        MockOperation more = new MockOperation(DAY_MS);
+        CountDownLatch submittedMore = new CountDownLatch(1);
+        AtomicLong lagSeen = new AtomicLong();
+        MockOperation late = new MockOperation(1) {
+            @Override
+            public void onExpiration() {
+                super.onExpiration();
+                lagSeen.set(timer(self.get()).lagMs());
+                self.get().tryCompleteElseWatch(more, List.of("more"));
+                submittedMore.countDown();
+            }
+        };
+        Executor rejecting = command -> {
+            throw new RejectedExecutionException("full");
+        };
+        try (LogCapture timerLog = new LogCapture(Timer.class);
+             DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("rej")
+                     .clock(clock).expirationExecutor(rejecting).backPressure(BOUND).build()) {
+            self.set(p);
+            p.tryCompleteElseWatch(late, List.of("late"));
+            clock.jump(Duration.ofHours(1)); // due an hour ago: the reaper runs it an hour late, itself
+
+            assertThat(submittedMore.await(GENEROUS_SECONDS, TimeUnit.SECONDS))
+                    .as("the reaper submitted without waiting").isTrue();
+            assertThat(lagSeen.get()).as("an add from elsewhere would have waited").isGreaterThan(BOUND.toMillis());
+            assertThat(timer(p).backPressureWaits()).isZero();
+            assertThat(late.onExpirationCalls).hasValue(1);
+            assertThat(timerLog.events()).hasSize(1); // the refusal, reported once
         }
     }
 
