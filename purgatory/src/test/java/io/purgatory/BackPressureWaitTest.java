@@ -351,6 +351,14 @@ class BackPressureWaitTest {
         }
     }
 
+    @Test
+    void systemTimerBackPressure_nullStopWaiting_throwsNpeNamingIt() {
+        assertThatThrownBy(() -> SystemTimer.builder("t").backPressure(Duration.ofMillis(10), null))
+                .isInstanceOf(NullPointerException.class).hasMessage("stopWaiting");
+        assertThatThrownBy(() -> SystemTimer.builder("t").backPressure(Duration.ZERO, task -> false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("backPressure lag must be > 0: PT0S");
+    }
+
     // ---- helpers ----
 
     /**
