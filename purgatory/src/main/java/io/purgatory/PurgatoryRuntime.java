@@ -11,6 +11,7 @@ import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerDriver;
 import io.purgatory.timer.TimerGeometry;
+import io.purgatory.timer.TimerTask;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -124,7 +125,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
         SystemTimer.Builder builder = SystemTimer.builder(name).geometry(geometry).clock(clock)
                 .executor(owned != null ? owned : executor).errorHandler(errorHandler);
         if (backPressure != null) {
-            builder.backPressure(backPressure);
+            builder.backPressure(backPressure, PurgatoryRuntime::mayStopWaiting);
         }
         SystemTimer own = builder.build();
         return new PurgatoryRuntime(name, own, true, owned, driven, clock);
@@ -296,12 +297,19 @@ public final class PurgatoryRuntime implements AutoCloseable {
     }
 
     /**
-     * Refuses a {@link ManualClock} as the clock of an own timer: the timer's thread would settle
-     * due operations some time after the test moved the clock, on that thread, so a test built
-     * that way is not deterministic. The message says what to use instead.
-     *
-     * @throws IllegalArgumentException if {@code clock} is a ManualClock
+     * Whether a submission waiting for the back-pressure of an own timer to add {@code task} may
+     * stop waiting: the operation was settled meanwhile (a cancel, an expiry, a close's sweep,
+     * which waits for the submitter to run its callbacks) or a check from another thread asked
+     * the submitter, its claim's holder, to try it again (O3). The wait would only delay either.
      */
+    static boolean mayStopWaiting(TimerTask task) {
+        if (task instanceof DelayedOperation op) {
+            long s = op.state;
+            return OperationState.isSettled(s) || (s & OperationState.RETRY) != 0;
+        }
+        return false;
+    }
+
     /**
      * {@code lag} if it is a valid back-pressure bound of an own timer.
      *
@@ -316,6 +324,13 @@ public final class PurgatoryRuntime implements AutoCloseable {
         return lag;
     }
 
+    /**
+     * Refuses a {@link ManualClock} as the clock of an own timer: the timer's thread would settle
+     * due operations some time after the test moved the clock, on that thread, so a test built
+     * that way is not deterministic. The message says what to use instead.
+     *
+     * @throws IllegalArgumentException if {@code clock} is a ManualClock
+     */
     static void refuseManualClockForOwnTimer(Clock clock) {
         if (clock instanceof ManualClock) {
             throw new IllegalArgumentException("clock: a ManualClock moves only when a test moves it, and the own"
