@@ -171,6 +171,16 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
     }
 
     /**
+     * A submission waiting for its timer's back-pressure stops waiting once the operation is
+     * settled, or once a check asked its submitter to try it again: the wait would only delay the
+     * answer (OperationState O3, O5).
+     */
+    @Override
+    protected final boolean mayStopWaitingForBackPressure() {
+        return OperationState.isSettledOrAskedToRetry(this);
+    }
+
+    /**
      * The timer's expiry: expires the operation unless it is already settled. Calling it yourself
      * does what the expiry would: the operation expires now, once.
      */

@@ -99,6 +99,12 @@ final class OperationState {
     private OperationState() {
     }
 
+    /** True iff {@code op} is settled, or a check asked the holder of its claim to try again (O3). */
+    static boolean isSettledOrAskedToRetry(DelayedOperation op) {
+        long s = op.state;
+        return isSettled(s) || (s & RETRY) != 0;
+    }
+
     static boolean isSettled(long s) {
         return (s & OUTCOME) != 0;
     }

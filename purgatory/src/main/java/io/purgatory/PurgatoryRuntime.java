@@ -11,7 +11,6 @@ import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerDriver;
 import io.purgatory.timer.TimerGeometry;
-import io.purgatory.timer.TimerTask;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -125,7 +124,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
         SystemTimer.Builder builder = SystemTimer.builder(name).geometry(geometry).clock(clock)
                 .executor(owned != null ? owned : executor).errorHandler(errorHandler);
         if (backPressure != null) {
-            builder.backPressure(backPressure, PurgatoryRuntime::mayStopWaiting);
+            builder.backPressure(backPressure);
         }
         SystemTimer own = builder.build();
         return new PurgatoryRuntime(name, own, true, owned, driven, clock);
@@ -294,20 +293,6 @@ public final class PurgatoryRuntime implements AutoCloseable {
             throw new IllegalArgumentException("name must not be blank: '" + name + "'");
         }
         return name;
-    }
-
-    /**
-     * Whether a submission waiting for the back-pressure of an own timer to add {@code task} may
-     * stop waiting: the operation was settled meanwhile (a cancel, an expiry, a close's sweep,
-     * which waits for the submitter to run its callbacks) or a check from another thread asked
-     * the submitter, its claim's holder, to try it again (O3). The wait would only delay either.
-     */
-    static boolean mayStopWaiting(TimerTask task) {
-        if (task instanceof DelayedOperation op) {
-            long s = op.state;
-            return OperationState.isSettled(s) || (s & OperationState.RETRY) != 0;
-        }
-        return false;
     }
 
     /**

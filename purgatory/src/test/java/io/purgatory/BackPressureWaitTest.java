@@ -178,6 +178,37 @@ class BackPressureWaitTest {
     }
 
     @Test
+    void checkAndComplete_onAUserBuiltBackPressuredTimerWhileTheSubmitterWaits_completesItWithoutWaitingOutTheBound()
+            throws Exception {
+        JumpingClock clock = new JumpingClock();
+        Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
+        MockOperation op = new MockOperation(DAY_MS);
+        SystemTimer userTimer = SystemTimer.builder("user-built").clock(clock).executor(handedOff::add)
+                .backPressure(BOUND).build();
+        try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("given")
+                .clock(clock).timer(userTimer).reaperEnabled(true).build()) {
+            fallBehind(p, new MockOperation(1), clock, handedOff);
+            Thread submitter = submitInBackground(p, op);
+            awaitParkedByBackPressure(submitter);
+            try {
+                op.completable = true;
+                p.checkAndComplete("k"); // the operation itself ends its submitter's wait, whoever built the timer
+
+                submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
+                assertThat(submitter.isAlive()).as("the submitter stopped waiting to try again").isFalse();
+            } finally {
+                submitter.interrupt();
+            }
+            assertThat(op.onCompleteCalls).hasValue(1);
+            assertThat(op.outcome()).isEqualTo(Outcome.COMPLETED);
+            handedOff.forEach(Runnable::run);
+            assertThat(p.watched()).isZero();
+        } finally {
+            userTimer.close();
+        }
+    }
+
+    @Test
     void cancelForKey_whileTheSubmitterWaits_answersTheCancelWithoutWaitingOutTheBound() throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
@@ -349,14 +380,6 @@ class BackPressureWaitTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("runtime(...) cannot be combined with [backPressure]");
         }
-    }
-
-    @Test
-    void systemTimerBackPressure_nullStopWaiting_throwsNpeNamingIt() {
-        assertThatThrownBy(() -> SystemTimer.builder("t").backPressure(Duration.ofMillis(10), null))
-                .isInstanceOf(NullPointerException.class).hasMessage("stopWaiting");
-        assertThatThrownBy(() -> SystemTimer.builder("t").backPressure(Duration.ZERO, task -> false))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("backPressure lag must be > 0: PT0S");
     }
 
     // ---- helpers ----

@@ -4,7 +4,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Predicate;
 
 /**
  * Back-pressure on a {@link SystemTimer}'s adds: while its expiries run more than a bound behind
@@ -27,8 +26,9 @@ final class BackPressure {
      *      executor runs inside the call that handed it over, which moves nothing). Both grow with
      *      real time when the driver or the executor stalls, and read 0 once they keep up.
      * (G2) A wait ends when the lag is down to half the bound, or after the bound itself, or on
-     *      an interrupt (left set), a close, or the builder's stopWaiting answering true for the
-     *      task being added (its caller no longer needs it held back), whichever comes first; it
+     *      an interrupt (left set), a close, or the task being added answering true to
+     *      mayStopWaitingForBackPressure (its adder no longer needs it held back: a purgatory's
+     *      operation settled or asked to try again meanwhile), whichever comes first; it
      *      never happens on the driver's thread (also between its advances: a reaper's own work)
      *      or a thread running this timer's hand-off, whose progress is what it would wait for.
      *      So a stuck executor slows adds down to one per bound, never stops them.
@@ -41,8 +41,6 @@ final class BackPressure {
     private final TimerEngine engine;
     private final long boundMs;
     private final long maxWaitNanos;
-    /** Ends the wait of an add of a task it answers true for (G2). */
-    private final Predicate<? super TimerTask> stopWaiting;
     /** Hand-offs made and not started (G1). */
     private final AtomicLong waiting = new AtomicLong();
     private final LongAdder waits = new LongAdder();
@@ -50,9 +48,8 @@ final class BackPressure {
     /** The due time of the oldest hand-off waiting, while one waits (G1). */
     private volatile long oldestWaitingDueMs;
 
-    BackPressure(TimerEngine engine, long boundMs, Predicate<? super TimerTask> stopWaiting) {
+    BackPressure(TimerEngine engine, long boundMs) {
         this.engine = engine;
-        this.stopWaiting = stopWaiting;
         this.boundMs = boundMs;
         this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(boundMs);
     }
@@ -73,7 +70,8 @@ final class BackPressure {
         do {
             LockSupport.parkNanos(this, PARK_NANOS);
         } while (lagMs() > boundMs / 2 && System.nanoTime() - start < maxWaitNanos
-                && !Thread.currentThread().isInterrupted() && !engine.isClosed() && !stopWaiting.test(task));
+                && !Thread.currentThread().isInterrupted() && !engine.isClosed()
+                && !task.mayStopWaitingForBackPressure());
         waits.increment();
         waitedNanos.add(System.nanoTime() - start);
     }

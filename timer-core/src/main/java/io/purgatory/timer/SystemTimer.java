@@ -11,7 +11,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Predicate;
 
 /**
  * A {@link Timer} on real time: a hierarchical timing wheel whose clock jumps straight to the next
@@ -107,7 +106,7 @@ public final class SystemTimer implements Timer {
                 SystemTimer.this.dispatchAll(tasks, count);
             }
         }, true);
-        this.backPressure = b.backPressureMs > 0 ? new BackPressure(engine, b.backPressureMs, b.stopWaiting) : null;
+        this.backPressure = b.backPressureMs > 0 ? new BackPressure(engine, b.backPressureMs) : null;
     }
 
     /** Starts a builder for a timer named {@code name}. */
@@ -316,7 +315,6 @@ public final class SystemTimer implements Timer {
         private Executor executor;
         private TaskErrorHandler errorHandler = TaskErrorHandler.logging();
         private long backPressureMs;
-        private Predicate<? super TimerTask> stopWaiting = task -> false;
 
         private Builder(String name) {
             this.name = TimerConfig.checkName(name);
@@ -391,23 +389,6 @@ public final class SystemTimer implements Timer {
                 throw new IllegalArgumentException("backPressure lag must be > 0: " + lag);
             }
             this.backPressureMs = TimerConfig.toMs(lag, "lag");
-            return this;
-        }
-
-        /**
-         * {@link #backPressure(Duration)}, where the wait of an add of a task also ends as soon as
-         * {@code stopWaiting} answers true for it (it is asked while the add waits, on the adding
-         * thread): for a caller whose task may become pointless or urgent to schedule meanwhile,
-         * say one settled or asked to complete by another thread, which the wait would only delay.
-         * It must be cheap, and must not throw or wait.
-         *
-         * @throws NullPointerException if {@code lag} or {@code stopWaiting} is null
-         * @throws IllegalArgumentException if {@code lag} is not positive
-         */
-        public Builder backPressure(Duration lag, Predicate<? super TimerTask> stopWaiting) {
-            Objects.requireNonNull(stopWaiting, "stopWaiting");
-            backPressure(lag);
-            this.stopWaiting = stopWaiting;
             return this;
         }
 

@@ -129,6 +129,18 @@ public abstract class TimerTask implements Runnable {
     }
 
     /**
+     * Whether an add of this task that waits for a timer's back-pressure
+     * ({@link SystemTimer.Builder#backPressure}) may stop waiting now, because what added it no
+     * longer needs it held back. Asked over and over on the adding thread while it waits, so it
+     * must be cheap and must not block; the default is never. A purgatory's operation answers
+     * true once it is settled, or once a check asked its submitter to try it again: a wait would
+     * only delay its answer.
+     */
+    protected boolean mayStopWaitingForBackPressure() {
+        return false;
+    }
+
+    /**
      * Refused, always: a copy would share this task's timer state (and an operation's watch
      * links), so that settling or cancelling the copy would change this task. Make a new task
      * instead. Final, so that no subclass can allow it.

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -96,6 +97,40 @@ class BackPressureCallerRunsTest {
 
         assertThat(added.isScheduled()).isTrue();
         assertThat(timer[0].backPressureWaits()).isZero();
+    }
+
+    @Test
+    void add_taskThatMayStopWaitingTurnsTrue_returnsScheduledBeforeTheBound() throws Exception {
+        SystemTimer timer = timer(Duration.ofHours(1)); // only the task's answer can end the wait in time
+        timer.add(new CountingTask(5));
+        clock.advanceMillis(5 + TimeUnit.HOURS.toMillis(3));
+        timer.advanceClock(0); // three hours late; the run waits in the executor
+        AtomicBoolean released = new AtomicBoolean();
+        TimerTask late = new TimerTask(1) {
+            @Override
+            public void run() {
+            }
+
+            @Override
+            protected boolean mayStopWaitingForBackPressure() {
+                return released.get();
+            }
+        };
+        Thread adder = new Thread(() -> timer.add(late), "adder");
+        adder.start();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(JOIN_SECONDS);
+        while (adder.getState() != Thread.State.TIMED_WAITING && adder.isAlive() && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        assertThat(adder.getState()).as("the add waits").isEqualTo(Thread.State.TIMED_WAITING);
+
+        released.set(true);
+        adder.join(TimeUnit.SECONDS.toMillis(JOIN_SECONDS));
+
+        assertThat(adder.isAlive()).as("the add returned once its task said so").isFalse();
+        assertThat(late.isScheduled()).isTrue();
+        assertThat(timer.backPressureWaits()).isEqualTo(1);
+        runHandedOff();
     }
 
     @Test
