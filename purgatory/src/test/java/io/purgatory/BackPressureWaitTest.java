@@ -154,26 +154,9 @@ class BackPressureWaitTest {
             throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
-        MockOperation op = new MockOperation(DAY_MS);
         try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("check")
                 .clock(clock).expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
-            fallBehind(p, new MockOperation(1), clock, handedOff);
-            Thread submitter = submitInBackground(p, op);
-            awaitParkedByBackPressure(submitter);
-            try {
-                op.completable = true;
-                p.checkAndComplete("k"); // finds the submitter's claim: asks it to try again (O3)
-
-                submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
-                assertThat(submitter.isAlive()).as("the submitter stopped waiting to try again").isFalse();
-            } finally {
-                submitter.interrupt();
-            }
-            assertThat(op.onCompleteCalls).hasValue(1);
-            assertThat(op.outcome()).isEqualTo(Outcome.COMPLETED);
-            assertThat(op.triedConcurrently).isFalse();
-            handedOff.forEach(Runnable::run);
-            assertThat(p.watched()).isZero();
+            assertACheckEndsTheSubmittersWait(p, clock, handedOff);
         }
     }
 
@@ -182,30 +165,40 @@ class BackPressureWaitTest {
             throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
-        MockOperation op = new MockOperation(DAY_MS);
         SystemTimer userTimer = SystemTimer.builder("user-built").clock(clock).executor(handedOff::add)
                 .backPressure(BOUND).build();
         try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("given")
                 .clock(clock).timer(userTimer).reaperEnabled(true).build()) {
-            fallBehind(p, new MockOperation(1), clock, handedOff);
-            Thread submitter = submitInBackground(p, op);
-            awaitParkedByBackPressure(submitter);
-            try {
-                op.completable = true;
-                p.checkAndComplete("k"); // the operation itself ends its submitter's wait, whoever built the timer
-
-                submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
-                assertThat(submitter.isAlive()).as("the submitter stopped waiting to try again").isFalse();
-            } finally {
-                submitter.interrupt();
-            }
-            assertThat(op.onCompleteCalls).hasValue(1);
-            assertThat(op.outcome()).isEqualTo(Outcome.COMPLETED);
-            handedOff.forEach(Runnable::run);
-            assertThat(p.watched()).isZero();
+            assertACheckEndsTheSubmittersWait(p, clock, handedOff); // the operation ends it, whoever built the timer
         } finally {
             userTimer.close();
         }
+    }
+
+    /**
+     * With {@code p}'s timer fallen behind, a submitter waits; a check from this thread finds its
+     * claim and asks it to try again (O3), which ends the wait: the operation completes once.
+     */
+    private static void assertACheckEndsTheSubmittersWait(DelayedOperationPurgatory<MockOperation> p,
+            JumpingClock clock, Queue<Runnable> handedOff) throws InterruptedException {
+        MockOperation op = new MockOperation(DAY_MS);
+        fallBehind(p, new MockOperation(1), clock, handedOff);
+        Thread submitter = submitInBackground(p, op);
+        awaitParkedByBackPressure(submitter);
+        try {
+            op.completable = true;
+            p.checkAndComplete("k");
+
+            submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
+            assertThat(submitter.isAlive()).as("the submitter stopped waiting to try again").isFalse();
+        } finally {
+            submitter.interrupt();
+        }
+        assertThat(op.onCompleteCalls).hasValue(1);
+        assertThat(op.outcome()).isEqualTo(Outcome.COMPLETED);
+        assertThat(op.triedConcurrently).isFalse();
+        handedOff.forEach(Runnable::run);
+        assertThat(p.watched()).isZero();
     }
 
     @Test
