@@ -31,7 +31,9 @@ final class BackPressure {
      *      operation settled or asked to try again meanwhile), whichever comes first; it
      *      never happens on the driver's thread (also between its advances: a reaper's own work)
      *      or a thread running this timer's hand-off, whose progress is what it would wait for.
-     *      So a stuck executor slows adds down to one per bound, never stops them.
+     *      So a stuck executor slows adds down to one per bound, never stops them. What the
+     *      task's answer throws ends the wait, counted, and reaches the add's caller before
+     *      anything is scheduled.
      */
 
     private static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
@@ -67,13 +69,16 @@ final class BackPressure {
             return;
         }
         long start = System.nanoTime();
-        do {
-            LockSupport.parkNanos(this, PARK_NANOS);
-        } while (lagMs() > boundMs / 2 && System.nanoTime() - start < maxWaitNanos
-                && !Thread.currentThread().isInterrupted() && !engine.isClosed()
-                && !task.mayStopWaitingForBackPressure());
-        waits.increment();
-        waitedNanos.add(System.nanoTime() - start);
+        try {
+            do {
+                LockSupport.parkNanos(this, PARK_NANOS);
+            } while (lagMs() > boundMs / 2 && System.nanoTime() - start < maxWaitNanos
+                    && !Thread.currentThread().isInterrupted() && !engine.isClosed()
+                    && !task.mayStopWaitingForBackPressure()); // a task's answer that throws ends the add (G2)
+        } finally {
+            waits.increment();
+            waitedNanos.add(System.nanoTime() - start);
+        }
     }
 
     /** A hand-off whose first task is {@code first} is made (G1). */

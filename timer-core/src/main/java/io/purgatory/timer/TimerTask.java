@@ -134,7 +134,8 @@ public abstract class TimerTask implements Runnable {
      * longer needs it held back. Asked over and over on the adding thread while it waits, so it
      * must be cheap and must not block; the default is never. A purgatory's operation answers
      * true once it is settled, or once a check asked its submitter to try it again: a wait would
-     * only delay its answer.
+     * only delay its answer. Whatever it throws reaches the caller of {@code add}, and the task is
+     * then not scheduled.
      */
     protected boolean mayStopWaitingForBackPressure() {
         return false;
