@@ -26,14 +26,11 @@ final class BackPressure {
      *      executor runs inside the call that handed it over, which moves nothing). Both grow with
      *      real time when the driver or the executor stalls, and read 0 once they keep up.
      * (G2) A wait ends when the lag is down to half the bound, or after the bound itself, or on
-     *      an interrupt (left set), a close, or the task being added answering true to
-     *      mayStopWaitingForBackPressure (its adder no longer needs it held back: a purgatory's
-     *      operation settled or asked to try again meanwhile), whichever comes first; it
-     *      never happens on the driver's thread (also between its advances: a reaper's own work)
-     *      or a thread running this timer's hand-off, whose progress is what it would wait for.
-     *      So a stuck executor slows adds down to one per bound, never stops them. What the
-     *      task's answer throws ends the wait, counted, and reaches the add's caller before
-     *      anything is scheduled.
+     *      an interrupt (left set) or a close, whichever comes first; it never happens on the
+     *      driver's thread (also between its advances: a reaper's own work) or a thread running
+     *      this timer's hand-off, whose progress is what it would wait for. So a stuck executor
+     *      slows adds down to one per bound, never stops them. A library's own entries
+     *      (EntryAccess.schedule) never wait: only the work a user's thread brings is held back.
      */
 
     private static final long PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
@@ -63,8 +60,8 @@ final class BackPressure {
         return waiting.get() > 0 ? Math.max(lag, nowMs - oldestWaitingDueMs) : lag;
     }
 
-    /** Called by an add of {@code task} before it schedules: waits while the lag is above the bound (G2). */
-    void beforeAdd(TimerTask task) {
+    /** Called before an add, or by a library before it takes work: waits while the lag is above the bound (G2). */
+    void await() {
         if (lagMs() <= boundMs || engine.isDriverThread() || running.get() != null) {
             return;
         }
@@ -73,8 +70,7 @@ final class BackPressure {
             do {
                 LockSupport.parkNanos(this, PARK_NANOS);
             } while (lagMs() > boundMs / 2 && System.nanoTime() - start < maxWaitNanos
-                    && !Thread.currentThread().isInterrupted() && !engine.isClosed()
-                    && !task.mayStopWaitingForBackPressure()); // a task's answer that throws ends the add (G2)
+                    && !Thread.currentThread().isInterrupted() && !engine.isClosed()); // (G2)
         } finally {
             waits.increment();
             waitedNanos.add(System.nanoTime() - start);
@@ -82,7 +78,7 @@ final class BackPressure {
     }
 
     /** A hand-off whose first task is {@code first} is made (G1). */
-    void handedOff(TimerTask first) {
+    void handedOff(TimerEntry first) {
         if (waiting.getAndIncrement() == 0) {
             oldestWaitingDueMs = first.deadlineMs;
         }
@@ -94,7 +90,7 @@ final class BackPressure {
      * does not move the oldest due time (G1). Returns whether this thread was running a hand-off
      * of this timer already (one runs inside another), for {@link #runFinished} (G2).
      */
-    boolean runStarting(TimerTask first, boolean inline) {
+    boolean runStarting(TimerEntry first, boolean inline) {
         boolean outer = running.get() != null;
         running.set(Boolean.TRUE);
         long dueMs = first.deadlineMs;

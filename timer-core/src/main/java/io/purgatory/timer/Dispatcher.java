@@ -4,10 +4,10 @@ package io.purgatory.timer;
 @FunctionalInterface
 interface Dispatcher {
 
-    void dispatch(TimerTask task);
+    void dispatch(TimerEntry task);
 
     /** Runs or hands off {@code tasks[0..count)}, in order; the array is the callee's to keep. */
-    default void dispatchAll(TimerTask[] tasks, int count) {
+    default void dispatchAll(TimerEntry[] tasks, int count) {
         for (int i = 0; i < count; i++) {
             dispatch(tasks[i]);
         }

@@ -30,13 +30,13 @@ final class DueTasks {
     static final int MAX_BATCH = 256;
 
     private final Dispatcher dispatcher;
-    private final TimerTask[] pending;
+    private final TimerEntry[] pending;
     private int count;
 
     /** {@code batching} false: every task goes to the dispatcher as soon as it is added (ManualTimer). */
     DueTasks(Dispatcher dispatcher, boolean batching) {
         this.dispatcher = dispatcher;
-        this.pending = batching ? new TimerTask[MAX_BATCH] : null;
+        this.pending = batching ? new TimerEntry[MAX_BATCH] : null;
     }
 
     /** True iff tasks wait here for a flush (SystemTimer); false if each is dispatched as it is added. */
@@ -44,7 +44,7 @@ final class DueTasks {
         return pending != null;
     }
 
-    void add(TimerTask task) {
+    void add(TimerEntry task) {
         if (pending == null) {
             dispatcher.dispatch(task);
             return;
@@ -62,13 +62,13 @@ final class DueTasks {
             return;
         }
         if (n == 1) {
-            TimerTask task = pending[0];
+            TimerEntry task = pending[0];
             pending[0] = null;
             count = 0;
             dispatcher.dispatch(task);
             return;
         }
-        TimerTask[] batch = Arrays.copyOf(pending, n); // (B2), (B3)
+        TimerEntry[] batch = Arrays.copyOf(pending, n); // (B2), (B3)
         count = 0;
         Arrays.fill(pending, 0, n, null);
         dispatcher.dispatchAll(batch, n);

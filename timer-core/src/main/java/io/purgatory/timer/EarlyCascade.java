@@ -39,7 +39,7 @@ final class EarlyCascade {
      * {@code maxTasks} of its tasks through {@code reinsert}: those behind schedule if
      * {@code paced}, else the next ones. Returns how many tasks it moved.
      */
-    static int step(TimingWheel finest, int maxTasks, boolean paced, Consumer<TimerTask> reinsert) {
+    static int step(TimingWheel finest, int maxTasks, boolean paced, Consumer<TimerEntry> reinsert) {
         long nowMs = finest.currentTimeMs();
         int moved = 0;
         for (TimingWheel w = finest.overflow(); w != null && moved < maxTasks; w = w.overflow()) {

@@ -5,7 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The timer's inbox: lock-free Treiber stacks threaded through {@link TimerTask#inboxNext}, one
+ * The timer's inbox: lock-free Treiber stacks threaded through {@link TimerEntry#inboxNext}, one
  * per stripe, each on cache lines of its own. A thread always pushes to the same stripe; the
  * driver takes each stripe whole. Push is one CAS and allocates nothing.
  */
@@ -38,12 +38,12 @@ final class Inbox {
     private static final int BATCH_WEIGHT = DEAD_BATCH * FRESH_PER_DEAD;
     private static final int PAD = 32;
     private static final int MAX_STRIPES = 16;
-    private static final VarHandle HEADS = MethodHandles.arrayElementVarHandle(TimerTask[].class);
+    private static final VarHandle HEADS = MethodHandles.arrayElementVarHandle(TimerEntry[].class);
     private static final AtomicInteger NEXT_THREAD_INDEX = new AtomicInteger();
     private static final ThreadLocal<int[]> THREAD_INDEX =
             ThreadLocal.withInitial(() -> new int[] {NEXT_THREAD_INDEX.getAndIncrement()});
 
-    private final TimerTask[] heads;
+    private final TimerEntry[] heads;
     private final int[] pushes;
     private final int mask;
 
@@ -55,7 +55,7 @@ final class Inbox {
     Inbox(int stripes) {
         assert Integer.bitCount(stripes) == 1 : stripes;
         this.mask = stripes - 1;
-        this.heads = new TimerTask[(stripes + 1) * PAD];
+        this.heads = new TimerEntry[(stripes + 1) * PAD];
         this.pushes = new int[(stripes + 1) * PAD];
     }
 
@@ -68,11 +68,11 @@ final class Inbox {
      * false for one that may still be linked in the wheel. Returns true when the stripe has
      * gathered a batch (I2).
      */
-    boolean push(TimerTask task, boolean fresh) {
+    boolean push(TimerEntry task, boolean fresh) {
         int weight = fresh ? 1 : FRESH_PER_DEAD;
         int slot = slot(THREAD_INDEX.get()[0] & mask);
         for (;;) {
-            TimerTask head = (TimerTask) HEADS.getVolatile(heads, slot);
+            TimerEntry head = (TimerEntry) HEADS.getVolatile(heads, slot);
             task.inboxNext = head;
             if (HEADS.compareAndSet(heads, slot, head, task)) {
                 break;
@@ -85,17 +85,17 @@ final class Inbox {
     }
 
     /** Takes stripe {@code stripe} whole: its newest task, chained by inboxNext; null if empty. */
-    TimerTask take(int stripe) {
+    TimerEntry take(int stripe) {
         int slot = slot(stripe);
         if (HEADS.getVolatile(heads, slot) == null) {
             return null;
         }
-        return (TimerTask) HEADS.getAndSet(heads, slot, (TimerTask) null);
+        return (TimerEntry) HEADS.getAndSet(heads, slot, (TimerEntry) null);
     }
 
     /** The newest task of stripe {@code stripe}, left in place (checks in quiescence). */
-    TimerTask peek(int stripe) {
-        return (TimerTask) HEADS.getVolatile(heads, slot(stripe));
+    TimerEntry peek(int stripe) {
+        return (TimerEntry) HEADS.getVolatile(heads, slot(stripe));
     }
 
     boolean isEmpty() {

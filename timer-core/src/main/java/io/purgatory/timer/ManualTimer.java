@@ -50,29 +50,38 @@ public final class ManualTimer implements Timer {
 
     /** A timer on {@code clock}, with a 1 ms tick and 20 buckets per wheel. */
     public ManualTimer(ManualClock clock) {
-        this(clock, TimerGeometry.KAFKA, TaskErrorHandler.logging());
+        this(clock, TimerSettings.KAFKA, TaskErrorHandler.logging());
     }
 
     /**
      * A timer on {@code clock} with the given wheel geometry and error handler.
      *
      * @throws IllegalArgumentException if {@code tickMs} or {@code wheelSize} is out of the bounds of
-     *     {@link TimerGeometry}
+     *     {@link TimerSettings}
      */
     public ManualTimer(ManualClock clock, long tickMs, int wheelSize, TaskErrorHandler errorHandler) {
-        this(clock, new TimerGeometry(tickMs, wheelSize), errorHandler);
+        this(clock, TimerSettings.KAFKA.withTickMs(tickMs).withWheelSize(wheelSize), errorHandler);
     }
 
-    /** A timer on {@code clock} with the given wheel geometry and error handler. */
-    public ManualTimer(ManualClock clock, TimerGeometry geometry, TaskErrorHandler errorHandler) {
+    /**
+     * A timer on {@code clock} with the given tick and wheel size and error handler.
+     *
+     * @throws IllegalArgumentException if {@code settings} has back-pressure: the test that
+     *     advances a manual timer is what it would hold back
+     */
+    public ManualTimer(ManualClock clock, TimerSettings settings, TaskErrorHandler errorHandler) {
         this.clock = Objects.requireNonNull(clock, "clock");
+        if (Objects.requireNonNull(settings, "settings").hasBackPressure()) {
+            throw new IllegalArgumentException("backPressure does not apply to a ManualTimer (the caller advances it):"
+                    + " " + settings.backPressure());
+        }
         this.runner = new TaskRunner(errorHandler);
-        this.engine = new TimerEngine("manual", Objects.requireNonNull(geometry, "geometry"), clock, runner::run,
+        this.engine = new TimerEngine("manual", settings, clock, runner::run,
                 false);
     }
 
     @Override
-    public void add(TimerTask task) {
+    public void add(TimerEntry task) {
         engine.schedule(Objects.requireNonNull(task, "task"));
     }
 

@@ -69,7 +69,7 @@ public final class SystemTimer implements Timer {
     private final BackPressure backPressure;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** A timer with the default geometry ({@link TimerGeometry#DEFAULT}) on the system clock. */
+    /** A timer with the default settings ({@link TimerSettings#DEFAULT}) on the system clock. */
     public SystemTimer(String name) {
         this(builder(name));
     }
@@ -78,10 +78,10 @@ public final class SystemTimer implements Timer {
      * A timer with the given tick and wheel size, on the system clock.
      *
      * @throws IllegalArgumentException if {@code tickMs} or {@code wheelSize} is out of the bounds of
-     *     {@link TimerGeometry}
+     *     {@link TimerSettings}
      */
     public SystemTimer(String name, long tickMs, int wheelSize) {
-        this(builder(name).geometry(new TimerGeometry(tickMs, wheelSize)));
+        this(builder(name).settings(TimerSettings.DEFAULT.withTickMs(tickMs).withWheelSize(wheelSize)));
     }
 
     private SystemTimer(Builder b) {
@@ -95,18 +95,19 @@ public final class SystemTimer implements Timer {
             this.ownedExecutor = null;
             this.executor = b.executor;
         }
-        this.engine = new TimerEngine(b.name, b.geometry, b.clock, new Dispatcher() {
+        this.engine = new TimerEngine(b.name, b.settings, b.clock, new Dispatcher() {
             @Override
-            public void dispatch(TimerTask task) {
+            public void dispatch(TimerEntry task) {
                 SystemTimer.this.dispatch(task);
             }
 
             @Override
-            public void dispatchAll(TimerTask[] tasks, int count) {
+            public void dispatchAll(TimerEntry[] tasks, int count) {
                 SystemTimer.this.dispatchAll(tasks, count);
             }
         }, true);
-        this.backPressure = b.backPressureMs > 0 ? new BackPressure(engine, b.backPressureMs) : null;
+        this.backPressure = b.settings.hasBackPressure()
+                ? new BackPressure(engine, b.settings.backPressure().toMillis()) : null;
     }
 
     /** Starts a builder for a timer named {@code name}. */
@@ -115,16 +116,27 @@ public final class SystemTimer implements Timer {
     }
 
     /**
-     * {@inheritDoc} With {@link Builder#backPressure back-pressure} set, it may first wait for the
-     * expiries to catch up.
+     * {@inheritDoc} With back-pressure ({@link TimerSettings#backPressure()}) it may first wait for
+     * the expiries to catch up ({@link #awaitBackPressure()}).
      */
     @Override
-    public void add(TimerTask task) {
+    public void add(TimerEntry task) {
         Objects.requireNonNull(task, "task");
-        if (backPressure != null) {
-            backPressure.beforeAdd(task);
-        }
+        awaitBackPressure();
         engine.schedule(task);
+    }
+
+    /**
+     * Waits while expiries run more than the back-pressure bound ({@link TimerSettings#backPressure()})
+     * behind their deadlines, until they are within half of it, for at most the bound: what
+     * {@link #add} does first. Returns at once without back-pressure, on the timer's own threads
+     * (the one driving it, and the executor's while it runs this timer's tasks), on an
+     * interrupted thread (the interrupt stays set) and once the timer is closed.
+     */
+    public void awaitBackPressure() {
+        if (backPressure != null) {
+            backPressure.await();
+        }
     }
 
     /**
@@ -200,7 +212,7 @@ public final class SystemTimer implements Timer {
         return "SystemTimer[" + engine.name() + ", size=" + size() + "]";
     }
 
-    private void dispatch(TimerTask task) {
+    private void dispatch(TimerEntry task) {
         handOff(new Run(null, task, 0, 1));
     }
 
@@ -209,7 +221,7 @@ public final class SystemTimer implements Timer {
      * a thousand expirations due in the same millisecond cost a few dozen hand-offs instead of a
      * thousand, while a pool of several threads still shares them.
      */
-    private void dispatchAll(TimerTask[] tasks, int count) {
+    private void dispatchAll(TimerEntry[] tasks, int count) {
         int runs = (count + MAX_RUN - 1) / MAX_RUN;
         int runLength = (count + runs - 1) / runs;
         for (int from = 0; from < count; from += runLength) {
@@ -245,9 +257,9 @@ public final class SystemTimer implements Timer {
     private void runRefused(Run run, Throwable failure) {
         boolean closing = closed.get() && failure instanceof RejectedExecutionException;
         for (int i = run.start; i < run.end; i++) {
-            TimerTask task = run.task(i);
+            TimerEntry task = run.task(i);
             if (closing) {
-                if ((task.state() & TimerTask.LIFECYCLE) != TimerTask.CANCELLED) {
+                if ((task.state() & TimerEntry.LIFECYCLE) != TimerEntry.CANCELLED) {
                     runner.run(task);
                 }
             } else {
@@ -259,8 +271,8 @@ public final class SystemTimer implements Timer {
 
     /** One hand-off: tasks[start..end), or the single {@code task}; runs at most once (claim). */
     private final class Run implements Runnable {
-        private final TimerTask[] tasks;
-        private final TimerTask task;
+        private final TimerEntry[] tasks;
+        private final TimerEntry task;
         private final int start;
         private final int end;
         @SuppressWarnings("unused") // through CLAIMED
@@ -268,14 +280,14 @@ public final class SystemTimer implements Timer {
         /** The thread handing it to the executor, while it does: a run on it is inline (BackPressure G1). */
         Thread handing;
 
-        Run(TimerTask[] tasks, TimerTask task, int start, int end) {
+        Run(TimerEntry[] tasks, TimerEntry task, int start, int end) {
             this.tasks = tasks;
             this.task = task;
             this.start = start;
             this.end = end;
         }
 
-        TimerTask task(int i) {
+        TimerEntry task(int i) {
             return tasks == null ? task : tasks[i];
         }
 
@@ -310,42 +322,24 @@ public final class SystemTimer implements Timer {
     /** Builds a {@link SystemTimer}. Not thread-safe. */
     public static final class Builder {
         private final String name;
-        private TimerGeometry geometry = TimerGeometry.DEFAULT;
+        private TimerSettings settings = TimerSettings.DEFAULT;
         private Clock clock = Clock.system();
         private Executor executor;
         private TaskErrorHandler errorHandler = TaskErrorHandler.logging();
-        private long backPressureMs;
 
         private Builder(String name) {
             this.name = TimerConfig.checkName(name);
         }
 
-        /** The wheel's tick and size (default {@link TimerGeometry#DEFAULT}). */
-        public Builder geometry(TimerGeometry geometry) {
-            this.geometry = Objects.requireNonNull(geometry, "geometry");
-            return this;
-        }
-
-        /** The duration of one bucket of the finest wheel, in ms (default 1); see {@link TimerGeometry}. */
-        public Builder tickMs(long tickMs) {
-            this.geometry = geometry.withTickMs(tickMs);
-            return this;
-        }
-
         /**
-         * The duration of one bucket of the finest wheel (default 1 ms), in ms by the duration rule
-         * of {@link Timer}; see {@link TimerGeometry}.
-         *
-         * @throws NullPointerException if {@code tick} is null
-         * @throws IllegalArgumentException if it is out of the bounds of {@link TimerGeometry}
+         * The wheel's tick and size, and the back-pressure bound (default {@link TimerSettings#DEFAULT}:
+         * none). With back-pressure, while expiries run more than the bound behind their deadlines,
+         * {@link SystemTimer#add} waits for them to catch up to half of it, for at most the bound per
+         * call: a thread adding faster than the timer can expire slows to the rate it can, and
+         * lateness stays near the bound instead of growing with the backlog.
          */
-        public Builder tick(Duration tick) {
-            return tickMs(TimerConfig.toMs(tick, "tick"));
-        }
-
-        /** The number of buckets per wheel, 2 to 65536 (default 1024); see {@link TimerGeometry}. */
-        public Builder wheelSize(int wheelSize) {
-            this.geometry = geometry.withWheelSize(wheelSize);
+        public Builder settings(TimerSettings settings) {
+            this.settings = Objects.requireNonNull(settings, "settings");
             return this;
         }
 
@@ -367,28 +361,6 @@ public final class SystemTimer implements Timer {
         /** Receives task failures (default {@link TaskErrorHandler#logging()}). */
         public Builder errorHandler(TaskErrorHandler errorHandler) {
             this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
-            return this;
-        }
-
-        /**
-         * Back-pressure (default: none): while expiries run more than {@code lag} behind their
-         * deadlines, {@link SystemTimer#add} waits for them to catch up to half of it, for at most
-         * {@code lag} per call. A thread adding faster than the timer can expire then slows to the
-         * rate it can, and lateness stays near {@code lag} instead of growing with the backlog.
-         * The timer's own threads (the one driving it, and the executor's while it runs this
-         * timer's tasks) never wait, and neither does an interrupted thread. Without it an add never
-         * waits, and a backlog of due tasks grows for as long as adds outrun expiries. Rounded up
-         * to whole ms by the duration rule of {@link Timer}.
-         *
-         * @throws NullPointerException if {@code lag} is null
-         * @throws IllegalArgumentException if {@code lag} is not positive
-         */
-        public Builder backPressure(Duration lag) {
-            Objects.requireNonNull(lag, "lag");
-            if (lag.isNegative() || lag.isZero()) {
-                throw new IllegalArgumentException("backPressure lag must be > 0: " + lag);
-            }
-            this.backPressureMs = TimerConfig.toMs(lag, "lag");
             return this;
         }
 

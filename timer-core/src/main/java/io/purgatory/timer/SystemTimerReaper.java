@@ -53,7 +53,7 @@ public final class SystemTimerReaper implements Timer {
     }
 
     @Override
-    public void add(TimerTask task) {
+    public void add(TimerEntry task) {
         timer.add(task);
     }
 

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 public interface TaskErrorHandler {
 
     /** Handles {@code error}, raised while running or dispatching {@code task}. */
-    void onError(TimerTask task, Throwable error);
+    void onError(TimerEntry task, Throwable error);
 
     /** Returns the default handler: logs the failure at ERROR through slf4j. */
     static TaskErrorHandler logging() {
@@ -29,7 +29,7 @@ enum LoggingTaskErrorHandler implements TaskErrorHandler {
     private static final Logger LOG = LoggerFactory.getLogger(Timer.class);
 
     @Override
-    public void onError(TimerTask task, Throwable error) {
+    public void onError(TimerEntry task, Throwable error) {
         LOG.error("Timer task {} failed", task, error);
     }
 }

@@ -17,7 +17,7 @@ final class TaskRunner {
     }
 
     /** Runs {@code task}; if it throws (an Error too), counts and reports that. Never throws. */
-    void run(TimerTask task) {
+    void run(TimerEntry task) {
         try {
             task.run();
         } catch (Throwable error) {
@@ -26,7 +26,7 @@ final class TaskRunner {
     }
 
     /** Counts a failure of {@code task} (a run that threw, a refused hand-off) and reports it. Never throws. */
-    void fail(TimerTask task, Throwable error) {
+    void fail(TimerEntry task, Throwable error) {
         failures.increment();
         try {
             errorHandler.onError(task, error);

@@ -3,7 +3,7 @@ package io.purgatory.timer;
 import java.time.Duration;
 import java.util.Objects;
 
-/** The checks of the arguments that are not a {@link TimerGeometry}: names, timeouts, and the duration rule. */
+/** The checks of the arguments that are not {@link TimerSettings}: names, timeouts, and the duration rule. */
 final class TimerConfig {
 
     /** {@link Long#MAX_VALUE} / 1000: from this many seconds on, a duration saturates to Long.MAX_VALUE ms. */

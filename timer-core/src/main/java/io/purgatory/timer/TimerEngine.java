@@ -1,57 +1,48 @@
 package io.purgatory.timer;
 
-import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 
 /**
  * The machinery shared by {@link SystemTimer} and {@link ManualTimer}: a hierarchical timing
- * wheel owned by one driver thread at a time, fed by a lock-free inbox.
+ * wheel owned by one driver thread at a time, fed by a lock-free inbox. This class is the side
+ * every thread sees (schedule, cancel, the inbox, wake-ups, close); {@link DriverState} is what
+ * only the thread holding the driver lock touches.
  *
- * <p>{@link #schedule} and {@link TimerTask#cancel()} are safe from any thread and lock-free:
- * one CAS on the task's state and, when the wheel must change, one CAS to push the task on the
- * inbox. Everything else runs under the driver lock, taken by {@link #advance} and
- * {@link #runDue}: the driver drains the inbox, moving tasks in or out of buckets, then expires
+ * <p>{@link #schedule} and {@link TimerEntry#cancelSchedule()} are safe from any thread and
+ * lock-free: one CAS on the entry's state and, when the wheel must change, one CAS to push the
+ * entry on the inbox. Everything else runs under the driver lock, taken by {@link #advance} and
+ * {@link #runDue}: the driver drains the inbox, moving entries in or out of buckets, then expires
  * due buckets in deadline order.
  */
 final class TimerEngine {
 
     /*
      * Implementation notes. Netty's ownership (only the driver touches buckets; others hand it
-     * tasks through an inbox, Inbox) with Kafka's hierarchy and bucket queue.
+     * entries through an inbox, Inbox) with Kafka's hierarchy and bucket queue.
      *
-     * (E1) size counts this engine's SCHEDULED tasks, less the driver's expiries not yet
-     *      subtracted (uncounted), which flushDue subtracts once per batch.
-     * (E2) Every SCHEDULED task is linked in the wheel or on the inbox, or both while a change of
-     *      it is pending (checkInvariants, in quiescence).
+     * (E1) size counts this engine's SCHEDULED entries, less the driver's expiries not yet
+     *      subtracted (DriverState's uncounted), which its flush subtracts once per batch.
+     * (E2) Every SCHEDULED entry is linked in the wheel or on the inbox, or both while a change
+     *      of it is pending (checkInvariants, in quiescence).
      * (E3) Times are relative to the origin and stay below 2^62 ms: a delay is capped at
      *      MAX_DELAY_MS; ManualTimer.advanceClock saturates the clock.
-     * (E4) Never early: a deadline is ceil(now in ms) + delay; a task runs once floor(now) >= it.
+     * (E4) Never early: a deadline is ceil(now in ms) + delay; an entry runs once floor(now) >= it.
      * (E5) No lost wake-up: a parking driver publishes wakeAtMs, then re-reads the inbox; a pusher
      *      pushes, then reads wakeAtMs. One of the two sees the other.
      * (E6) close marks, then sweeps under driverLock; from the mark on the driver cancels instead
-     *      of placing. A close from a task on the driving thread only marks; expireDue sweeps.
+     *      of placing. A close from an entry on the driving thread only marks; the driver sweeps.
      * (E7) A push that crosses its stripe's weight (Inbox I2) wakes a parked driver or, with none
-     *      driving, drains the inbox itself under tryLock; never from a task on the driving
+     *      driving, drains the inbox itself under tryLock; never from an entry on the driving
      *      thread, which may be walking a detached bucket.
-     * (E8) Expired tasks leave through DueTasks (B1-B3): in batches for SystemTimer, one by one
-     *      for ManualTimer; every turn ends by flushing them.
-     * (E9) No failure loses a task: one that fails to be placed (an Error as a wheel grows) goes
-     *      back on the inbox, the rest are still placed, and the first failure is rethrown once
-     *      E1-E2 hold again. A helping drain leaves such a failure to the driver.
      * (E10) advance bounds its wait in real time, deadlines stay on the engine's clock: a driver
      *      on a clock that does not move by itself still returns.
      */
 
-    private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long ACTIVE = Long.MIN_VALUE;
-    /** Tasks re-added per step of cascading ahead while nothing is due, between checks for due work. */
-    private static final int EARLY_BATCH = 1024;
-    /** The most tasks a paced step of cascading ahead re-adds, after a turn that expired something. */
-    private static final int PACED_BATCH = 8192;
 
     /** Held by whichever thread drives the wheel. */
     private final ReentrantLock driverLock = new ReentrantLock();
@@ -61,32 +52,22 @@ final class TimerEngine {
     private final String name;
     private final Clock clock;
     private final long originNanos;
-    private final PriorityQueue<TimerTaskList> queue =
-            new PriorityQueue<>(TimerTaskList.DUE_ORDER);
-    private final TimingWheel wheel;
+    final LongAdder size = new LongAdder();
+    final Inbox inbox = new Inbox();
+    private final DriverState driver;
     private final Dispatcher dispatcher;
-    private final DueTasks due;
-    private final LongAdder size = new LongAdder();
-    private final Consumer<TimerTask> reinsert = this::reinsert;
-
-    private final Inbox inbox = new Inbox();
     private volatile boolean closed;
     private volatile long wakeAtMs = ACTIVE;
     private volatile Thread parkedDriver;
     /** When the earliest bucket not yet expired is due, as of the driver's last step; MAX_VALUE if none. */
     private volatile long nextDueMs = Long.MAX_VALUE;
-    /** The first failure to place a task in this turn, rethrown once the turn is consistent (E9). */
-    private Throwable placeFailure;
-    /** Tasks the driver expired and has not subtracted from size yet (E1). */
-    private long uncounted;
 
-    TimerEngine(String name, TimerGeometry geometry, Clock clock, Dispatcher dispatcher, boolean batchDue) {
+    TimerEngine(String name, TimerSettings settings, Clock clock, Dispatcher dispatcher, boolean batchDue) {
         this.name = name;
         this.clock = clock;
         this.dispatcher = dispatcher;
-        this.due = new DueTasks(dispatcher, batchDue);
         this.originNanos = clock.nanoTime();
-        this.wheel = new TimingWheel(geometry.tickMs(), geometry.wheelSize(), 0L, queue);
+        this.driver = new DriverState(this, settings, dispatcher, batchDue);
     }
 
     String name() {
@@ -106,89 +87,86 @@ final class TimerEngine {
         return clock.nanoTime() - originNanos; // (E3)
     }
 
+    long nowMs() {
+        return nowNanos() / NANOS_PER_MS;
+    }
+
     // ---- any thread ----
 
-    /** Schedules {@code task} at now + its delay, or dispatches it at once if that is not in the future. */
-    void schedule(TimerTask task) {
+    /** Schedules {@code entry} at now + its delay, or dispatches it at once if that is not in the future. */
+    void schedule(TimerEntry entry) {
         if (closed) {
             throw new IllegalStateException("timer '" + name + "' is closed");
         }
-        if (!task.bindTo(this)) {
-            throw new IllegalStateException("task " + task + " belongs to timer '" + task.owner().name
+        if (!entry.bindTo(this)) {
+            throw new IllegalStateException("task " + entry + " belongs to timer '" + entry.owner().name
                     + "', cannot add it to timer '" + name + "'");
         }
         long now = nowNanos();
-        long delayMs = task.delayMs();
+        long delayMs = entry.delayMs();
         if (delayMs <= 0) {
-            task.deadlineMs = now / NANOS_PER_MS;
-            int previous = task.moveTo(TimerTask.EXPIRED);
-            afterTransition(task, previous, TimerTask.EXPIRED);
-            dispatcher.dispatch(task);
+            entry.deadlineMs = now / NANOS_PER_MS;
+            int previous = entry.moveTo(TimerEntry.EXPIRED);
+            afterTransition(entry, previous, TimerEntry.EXPIRED);
+            dispatcher.dispatch(entry);
             return;
         }
         long deadlineMs = ceilMs(now) + Math.min(delayMs, Timer.MAX_DELAY_MS); // (E3), (E4)
-        task.deadlineMs = deadlineMs; // written before the CAS that publishes it
-        int previous = task.moveTo(TimerTask.SCHEDULED);
-        afterTransition(task, previous, TimerTask.SCHEDULED);
+        entry.deadlineMs = deadlineMs; // written before the CAS that publishes it
+        int previous = entry.moveTo(TimerEntry.SCHEDULED);
+        afterTransition(entry, previous, TimerEntry.SCHEDULED);
         if (deadlineMs <= wakeAtMs) { // (E5)
             LockSupport.unpark(parkedDriver);
         }
-        if (closed) { // raced with close(): it may have missed this task
-            if (task.cancelOnClose()) {
+        if (closed) { // raced with close(): it may have missed this entry
+            if (entry.cancelOnClose()) {
                 size.decrement();
             }
             throw new IllegalStateException("timer '" + name + "' is closed");
         }
     }
 
-    private void afterTransition(TimerTask task, int previous, int lifecycle) {
-        boolean wasScheduled = (previous & TimerTask.LIFECYCLE) == TimerTask.SCHEDULED;
-        if (lifecycle == TimerTask.SCHEDULED && !wasScheduled) {
+    private void afterTransition(TimerEntry entry, int previous, int lifecycle) {
+        boolean wasScheduled = (previous & TimerEntry.LIFECYCLE) == TimerEntry.SCHEDULED;
+        if (lifecycle == TimerEntry.SCHEDULED && !wasScheduled) {
             size.increment(); // (E1)
-        } else if (lifecycle != TimerTask.SCHEDULED && wasScheduled) {
+        } else if (lifecycle != TimerEntry.SCHEDULED && wasScheduled) {
             size.decrement(); // (E1)
         }
-        if ((previous & TimerTask.MUST_PUSH) != 0) {
-            // the move set IN_INBOX, so this thread pushes; fresh unless the task may be linked (E7)
-            push(task, lifecycle == TimerTask.SCHEDULED && !wasScheduled);
+        if ((previous & TimerEntry.MUST_PUSH) != 0) {
+            // the move set IN_INBOX, so this thread pushes; fresh unless the entry may be linked (E7)
+            push(entry, lifecycle == TimerEntry.SCHEDULED && !wasScheduled);
         }
     }
 
-    /** Called by {@link TimerTask#cancel()} after its CAS won. */
-    void onCancelled(TimerTask task, boolean mustPush) {
+    /** Called by {@link TimerEntry#cancelSchedule()} after its CAS won. */
+    void onCancelled(TimerEntry entry, boolean mustPush) {
         size.decrement(); // (E1)
         if (mustPush) {
-            push(task, false);
+            push(entry, false);
         }
     }
 
-    private void push(TimerTask task, boolean fresh) {
-        if (inbox.push(task, fresh)) { // (E7)
+    private void push(TimerEntry entry, boolean fresh) {
+        if (inbox.push(entry, fresh)) { // (E7)
             helpDrain();
         }
     }
 
     /**
      * The inbox has grown by a batch: wake a parked driver to drain it, or drain it here if no
-     * thread is driving (E7). Keeps cancelled tasks from staying reachable until the next expiry.
+     * thread is driving (E7). Keeps cancelled entries from staying reachable until the next expiry.
      */
     private void helpDrain() {
         if (wakeAtMs != ACTIVE) {
             LockSupport.unpark(parkedDriver);
         } else if (driverLock.isHeldByCurrentThread()) {
-            return; // (E7): a task running on the driving thread, maybe mid-flush; the driver drains next
+            return; // (E7): an entry running on the driving thread, maybe mid-flush; the driver drains next
         } else if (!closed && driverLock.tryLock()) {
             try {
-                if (!closed) {
-                    drainInbox();
-                    placeFailure = null; // (E9): the tasks are back on the inbox; the driver meets it again
-                }
+                driver.helpDrain();
             } finally {
-                try {
-                    flushDue(); // (E1), (E8)
-                } finally {
-                    driverLock.unlock();
-                }
+                driverLock.unlock();
             }
         }
     }
@@ -198,11 +176,11 @@ final class TimerEngine {
     /**
      * Drives the wheel until at least one bucket was processed, or until {@code timeoutNanos} of
      * real time have passed (E10), parking while nothing is due. Returns true iff a bucket was
-     * processed; false at once when called from a task running on the driving thread.
+     * processed; false at once when called from an entry running on the driving thread.
      */
     boolean advance(long timeoutNanos) throws InterruptedException {
         if (driverLock.isHeldByCurrentThread()) {
-            return false; // called from a task running on the driving thread: the outer call carries on
+            return false; // called from an entry running on the driving thread: the outer call carries on
         }
         if (closed) {
             throw new IllegalStateException("timer '" + name + "' is closed");
@@ -217,18 +195,18 @@ final class TimerEngine {
                 if (closed) {
                     return false;
                 }
-                if (expireDue()) {
-                    cascadeAhead(true); // what the schedule says is behind (A2)
+                if (driver.expireDue()) {
+                    driver.cascadeAhead(true); // what the schedule says is behind (A2)
                     return true;
                 }
-                if (cascadeAhead(false)) {
+                if (driver.cascadeAhead(false)) {
                     continue; // one bounded step; due work first
                 }
                 long remainingNanos = timeoutNanos - (System.nanoTime() - startNanos);
                 if (remainingNanos <= 0) {
                     return false;
                 }
-                parkDriver(Math.min(remainingNanos, nanosUntilNextWork()));
+                parkDriver(Math.min(remainingNanos, driver.nanosUntilNextWork()));
                 if (Thread.interrupted()) {
                     throw new InterruptedException("interrupted while advancing timer '" + name + "'");
                 }
@@ -240,7 +218,7 @@ final class TimerEngine {
 
     /**
      * Runs what is due now, without waiting. Returns true iff at least one bucket was processed;
-     * false at once when called from a task running on the driving thread.
+     * false at once when called from an entry running on the driving thread.
      */
     boolean runDue() {
         if (driverLock.isHeldByCurrentThread()) {
@@ -248,143 +226,32 @@ final class TimerEngine {
         }
         driverLock.lock();
         try {
-            return !closed && expireDue();
+            return !closed && driver.expireDue();
         } finally {
             driverLock.unlock();
         }
     }
 
-    /**
-     * Applies the inbox, then expires every bucket that is due, in deadline order, handing due
-     * tasks to the dispatcher. Returns true iff at least one bucket was processed.
-     */
-    private boolean expireDue() {
-        boolean processed = false;
-        try {
-            for (;;) {
-                if (closed) {
-                    cancelAll(); // (E6)
-                    return processed;
-                }
-                drainInbox();
-                rethrowPlaceFailure(); // (E9)
-                long nowMs = nowNanos() / NANOS_PER_MS;
-                TimerTaskList bucket = queue.peek();
-                publishNextDue(bucket);
-                if (bucket == null || bucket.expirationMs() > nowMs) {
-                    wheel.advanceClock(nowMs);
-                    return processed;
-                }
-                queue.poll();
-                processed = true;
-                wheel.advanceClock(bucket.expirationMs());
-                bucket.flush(reinsert);
-                flushDue(); // (E1), (E8): one bucket per batch
-                rethrowPlaceFailure(); // (E9)
-            }
-        } finally {
-            flushDue(); // (E1), (E8)
-        }
-    }
-
-    private void drainInbox() {
-        for (int stripe = 0; stripe < inbox.stripes(); stripe++) {
-            TimerTask task = inbox.take(stripe);
-            while (task != null) {
-                TimerTask current = task;
-                task = current.inboxNext;
-                current.inboxNext = null;
-                int state = current.leaveInbox(); // (T2): clear the bit, then read the state
-                if (current.slot != 0) {
-                    wheel.unlink(current);
-                }
-                if (state == TimerTask.SCHEDULED) {
-                    placeOrHandBack(current);
-                }
-            }
-        }
-    }
-
-    /** Re-adds a task from a flushed bucket, unless a pending change (on the inbox) owns it now. */
-    private void reinsert(TimerTask task) {
-        if (task.state() == TimerTask.SCHEDULED) { // (T3): not on the inbox
-            placeOrHandBack(task);
-        }
-    }
-
-    /** Places {@code task}; if that fails, puts it back on the inbox and keeps the failure (E9). */
-    private void placeOrHandBack(TimerTask task) {
-        try {
-            place(task);
-        } catch (Throwable failure) {
-            if (task.rejoinInbox()) { // (T2): set the bit here, so push it here
-                inbox.push(task, false);
-            }
-            if (placeFailure == null) {
-                placeFailure = failure;
-            }
-        }
-    }
-
-    /** Counts the expiries of this batch out of size, then hands the batch over (E1, E8). */
-    private void flushDue() {
-        if (uncounted != 0) {
-            size.add(-uncounted);
-            uncounted = 0;
-        }
-        due.flush();
-    }
-
-    private void rethrowPlaceFailure() {
-        Throwable failure = placeFailure;
-        if (failure != null) {
-            placeFailure = null;
-            if (failure instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw (Error) failure; // place throws nothing checked
-        }
-    }
-
-    private void place(TimerTask task) {
-        if (closed) { // (E6)
-            if (task.cancelOnClose()) {
-                size.decrement();
-            }
-            return;
-        }
-        if (!wheel.add(task, task.deadlineMs) && task.expire()) {
-            if (due.batching()) {
-                uncounted++; // (E1)
-            } else {
-                size.decrement(); // (E1): it runs at once, maybe reading size
-            }
-            due.add(task); // (E8)
-        }
-    }
-
-    /**
-     * One bounded step of cascading ahead: re-adds the tasks of coarser buckets due soon that are
-     * behind schedule ({@code paced}, after a turn that expired something), or up to EARLY_BATCH
-     * of them (for a driver that found nothing due). Returns true iff it moved a task; the caller
-     * then expires what became due before the next step.
-     */
-    private boolean cascadeAhead(boolean paced) {
-        try {
-            boolean worked = !closed
-                    && EarlyCascade.step(wheel, paced ? PACED_BATCH : EARLY_BATCH, paced, reinsert) > 0;
-            rethrowPlaceFailure(); // (E9)
-            return worked;
-        } finally {
-            flushDue(); // (E1), (E8)
-        }
+    /** The finest wheel (tests). */
+    TimingWheel wheel() {
+        return driver.wheel();
     }
 
     /** One step of cascading ahead under the driver lock, paced or not (tests). */
     boolean cascadeAheadOnce(boolean paced) {
+        return underDriverLock(d -> d.cascadeAhead(paced));
+    }
+
+    /** Nanoseconds until the next work of the driver (tests). */
+    long nanosUntilNextWork() {
+        return underDriverLock(DriverState::nanosUntilNextWork);
+    }
+
+    /** Runs {@code step} under the driver lock (tests). */
+    <T> T underDriverLock(java.util.function.Function<DriverState, T> step) {
         driverLock.lock();
         try {
-            return cascadeAhead(paced);
+            return step.apply(driver);
         } finally {
             driverLock.unlock();
         }
@@ -395,22 +262,8 @@ final class TimerEngine {
         return driverLock.hasQueuedThread(thread);
     }
 
-    /**
-     * Nanoseconds until the earliest bucket is due or an early cascade may start;
-     * Long.MAX_VALUE if there is neither.
-     */
-    long nanosUntilNextWork() {
-        TimerTaskList bucket = queue.peek();
-        if (bucket == null) {
-            return Long.MAX_VALUE;
-        }
-        long nextMs = Math.min(bucket.expirationMs(), EarlyCascade.nextStartMs(wheel));
-        long dueNanos = TimingWheel.saturatedMultiply(nextMs, NANOS_PER_MS);
-        return dueNanos == Long.MAX_VALUE ? Long.MAX_VALUE : dueNanos - nowNanos();
-    }
-
-    private void publishNextDue(TimerTaskList bucket) {
-        long dueMs = bucket == null ? Long.MAX_VALUE : bucket.expirationMs();
+    /** Publishes when the earliest bucket not yet expired is due (the driver's step). */
+    void publishNextDue(long dueMs) {
         if (nextDueMs != dueMs) { // written only when it changes: adds may read it (BackPressure)
             nextDueMs = dueMs;
         }
@@ -424,11 +277,7 @@ final class TimerEngine {
         return Math.max(0L, nowMs - nextDueMs);
     }
 
-    long nowMs() {
-        return nowNanos() / NANOS_PER_MS;
-    }
-
-    /** True iff the calling thread drives this engine now (a task running on the driving thread). */
+    /** True iff the calling thread drives this engine now (an entry running on the driving thread). */
     boolean isDrivingThread() {
         return driverLock.isHeldByCurrentThread();
     }
@@ -452,101 +301,27 @@ final class TimerEngine {
         wakeAtMs = ACTIVE;
     }
 
-    /** Marks the engine closed and wakes a parked driver; does not wait. */
-    private void markClosed() {
-        closed = true;
-        LockSupport.unpark(parkedDriver);
-    }
-
     /**
-     * Closes the engine: marks it closed and, unless called from a task on the driving thread
-     * (which leaves the sweep to expireDue), cancels every scheduled task (E6).
+     * Closes the engine: marks it closed, wakes a parked driver and, unless called from an entry on
+     * the driving thread (which leaves the sweep to the driver), cancels every scheduled entry (E6).
      */
     void close() {
-        markClosed();
+        closed = true;
+        LockSupport.unpark(parkedDriver);
         if (driverLock.isHeldByCurrentThread()) {
             return; // (E6)
         }
         driverLock.lock();
         try {
-            cancelAll();
+            driver.cancelAll();
         } finally {
             driverLock.unlock();
         }
     }
 
-    /** Cancels every scheduled task; they never run. Returns how many were cancelled. */
-    int cancelAll() {
-        assert driverLock.isHeldByCurrentThread() && closed;
-        int[] cancelled = {0};
-        Consumer<TimerTask> cancel = task -> {
-            if (task.cancelOnClose()) {
-                size.decrement();
-                cancelled[0]++;
-            }
-        };
-        for (int stripe = 0; stripe < inbox.stripes(); stripe++) {
-            TimerTask task = inbox.take(stripe);
-            while (task != null) {
-                TimerTask next = task.inboxNext;
-                task.inboxNext = null;
-                task.leaveInbox();
-                if (task.slot != 0) {
-                    wheel.unlink(task);
-                }
-                cancel.accept(task);
-                task = next;
-            }
-        }
-        wheel.forEachBucket(bucket -> bucket.flush(cancel));
-        queue.clear();
-        return cancelled[0];
-    }
-
-    /**
-     * Checks the wheel's invariants and E1-E2; tests call it in quiescence, with no
-     * concurrent add or cancel. Returns the number of tasks linked in the wheel.
-     */
+    /** Checks the wheel's invariants and E1-E2 in quiescence; returns the number of entries linked in the wheel. */
     long checkInvariants() {
-        driverLock.lock();
-        try {
-            long linked = wheel.checkInvariants();
-            long[] scheduled = {0};
-            wheel.forEachBucket(b -> b.forEach(t -> {
-                if (t.state() == TimerTask.SCHEDULED) {
-                    scheduled[0]++;
-                } else if ((t.state() & TimerTask.IN_INBOX) == 0) {
-                    throw new IllegalStateException("(T3) linked task neither scheduled nor on the inbox: " + t);
-                }
-            }));
-            for (int stripe = 0; stripe < inbox.stripes(); stripe++) {
-                for (TimerTask t = inbox.peek(stripe); t != null; t = t.inboxNext) {
-                    if ((t.state() & TimerTask.IN_INBOX) == 0) {
-                        throw new IllegalStateException("(T2) task on the inbox without its bit: " + t);
-                    }
-                    if ((t.state() & TimerTask.LIFECYCLE) == TimerTask.SCHEDULED) {
-                        scheduled[0]++;
-                    }
-                }
-            }
-            for (TimerTaskList b : queue) {
-                if (b.expirationMs() <= wheel.currentTimeMs() && inbox.isEmpty()) {
-                    throw new IllegalStateException("queued bucket already due: " + b);
-                }
-            }
-            if (scheduled[0] != size.sum()) {
-                throw new IllegalStateException("(E1/E2) size " + size.sum() + " but " + scheduled[0]
-                        + " scheduled tasks are linked or on the inbox");
-            }
-            return linked;
-        } finally {
-            driverLock.unlock();
-        }
-    }
-
-    /** The finest wheel (tests). */
-    TimingWheel wheel() {
-        return wheel;
+        return underDriverLock(DriverState::checkInvariants);
     }
 
     private static long ceilMs(long nanos) {

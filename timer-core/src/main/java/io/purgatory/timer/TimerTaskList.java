@@ -51,14 +51,14 @@ final class TimerTaskList {
     private static final int MIN_CAPACITY = 8;
     /** The largest array an emptied bucket keeps for its next round (L4). */
     private static final int KEEP_CAPACITY = 256;
-    private static final TimerTask[] NO_TASKS = new TimerTask[0];
+    private static final TimerEntry[] NO_TASKS = new TimerEntry[0];
 
     /** This bucket's id in its wheel (TimingWheel.bucketId), the high half of its tasks' slots. */
     private final int id;
     /** The tick of the wheel this bucket belongs to (L3). */
     private final long tickMs;
     private long expirationMs = NONE;
-    private TimerTask[] tasks = NO_TASKS;
+    private TimerEntry[] tasks = NO_TASKS;
     private int head;
     private int end;
     private int linked;
@@ -90,7 +90,7 @@ final class TimerTaskList {
     }
 
     /** Appends {@code task}, which must not be linked anywhere. O(1) amortized (L4). */
-    void add(TimerTask task) {
+    void add(TimerEntry task) {
         assert task.slot == 0 : "task already linked";
         if (end == tasks.length) {
             makeRoom();
@@ -113,7 +113,7 @@ final class TimerTaskList {
     private void compact() {
         int to = 0;
         for (int from = head; from < end; from++) {
-            TimerTask task = tasks[from];
+            TimerEntry task = tasks[from];
             if (task != null) {
                 tasks[to] = task;
                 task.slot = slotOf(id, to);
@@ -126,7 +126,7 @@ final class TimerTaskList {
     }
 
     /** Unlinks {@code task}, which its slot says is in this bucket. O(1). */
-    void remove(TimerTask task) {
+    void remove(TimerEntry task) {
         int position = position(task.slot);
         assert bucketId(task.slot) == id && tasks[position] == task : "(L1) " + task + " not at its slot in " + this;
         tasks[position] = null;
@@ -152,14 +152,14 @@ final class TimerTaskList {
      * each to {@code action}, in position order. The action must not add to this bucket.
      * Returns how many it handed over.
      */
-    int drainTo(int toPosition, Consumer<TimerTask> action) {
+    int drainTo(int toPosition, Consumer<TimerEntry> action) {
         int drained = 0;
-        TimerTask[] array = tasks;
+        TimerEntry[] array = tasks;
         while (head < toPosition) {
             int runEnd = Math.min(toPosition, head + LOAD_AHEAD);
             loaded += loadAhead(array, head, runEnd);
             for (; head < runEnd; head++) {
-                TimerTask task = array[head];
+                TimerEntry task = array[head];
                 if (task != null) {
                     array[head] = null;
                     task.slot = 0;
@@ -180,9 +180,9 @@ final class TimerTaskList {
      * Unlinks every task, marks the bucket unqueued (L2), then hands each task to {@code action}
      * in position order. The bucket is empty from the start: the action may add to it again.
      */
-    void flush(Consumer<TimerTask> action) {
+    void flush(Consumer<TimerEntry> action) {
         expirationMs = NONE;
-        TimerTask[] array = tasks;
+        TimerEntry[] array = tasks;
         int from = head;
         int to = end;
         tasks = NO_TASKS;
@@ -193,7 +193,7 @@ final class TimerTaskList {
             int runEnd = Math.min(to, runStart + LOAD_AHEAD);
             loaded += loadAhead(array, runStart, runEnd);
             for (int i = runStart; i < runEnd; i++) {
-                TimerTask task = array[i];
+                TimerEntry task = array[i];
                 if (task != null) {
                     array[i] = null;
                     task.slot = 0;
@@ -211,10 +211,10 @@ final class TimerTaskList {
      * cache misses overlap, and the walk that follows finds the tasks in cache. A CAS on a task
      * that is not in cache would wait out its miss alone.
      */
-    private static int loadAhead(TimerTask[] array, int from, int to) {
+    private static int loadAhead(TimerEntry[] array, int from, int to) {
         int sum = 0;
         for (int i = from; i < to; i++) {
-            TimerTask task = array[i];
+            TimerEntry task = array[i];
             if (task != null) {
                 sum += task.state();
             }
@@ -260,7 +260,7 @@ final class TimerTaskList {
     }
 
     /** Visits every linked task (tests and invariant checks; O(n)). */
-    void forEach(Consumer<TimerTask> action) {
+    void forEach(Consumer<TimerEntry> action) {
         for (int i = head; i < end; i++) {
             if (tasks[i] != null) {
                 action.accept(tasks[i]);
@@ -272,7 +272,7 @@ final class TimerTaskList {
     void checkSlots() {
         int count = 0;
         for (int i = 0; i < tasks.length; i++) {
-            TimerTask task = tasks[i];
+            TimerEntry task = tasks[i];
             if (task == null) {
                 continue;
             }

@@ -83,7 +83,7 @@ final class TimingWheel {
      * Links {@code task} into the bucket for {@code deadlineMs}. Returns false iff the task is
      * already due (its deadline is at or before the current time); the caller then runs it.
      */
-    boolean add(TimerTask task, long deadlineMs) {
+    boolean add(TimerEntry task, long deadlineMs) {
         long untilDeadline = deadlineMs - currentTimeMs;
         if (level == 0) {
             if (untilDeadline <= 0) {
@@ -102,7 +102,7 @@ final class TimingWheel {
         return overflowWheel().add(task, deadlineMs);
     }
 
-    private void link(TimerTask task, long vid) {
+    private void link(TimerEntry task, long vid) {
         TimerTaskList bucket = bucket((int) (vid % wheelSize));
         long expirationMs = vid * tickMs;
         assert bucket.expirationMs() == TimerTaskList.NONE || bucket.expirationMs() == expirationMs
@@ -137,7 +137,7 @@ final class TimingWheel {
     }
 
     /** Unlinks {@code task} from the bucket its slot names, on this level or above (W4). */
-    void unlink(TimerTask task) {
+    void unlink(TimerEntry task) {
         int id = TimerTaskList.bucketId(task.slot);
         TimingWheel w = this;
         for (int i = level; i < id >>> 16; i++) {
@@ -236,7 +236,7 @@ final class TimingWheel {
         long[] count = {0};
         bucket.forEach(task -> {
             count[0]++;
-            if ((task.state() & TimerTask.IN_INBOX) != 0) {
+            if ((task.state() & TimerEntry.IN_INBOX) != 0) {
                 return; // a pending change owns it and may have set its next deadline
             }
             long d = task.deadlineMs;

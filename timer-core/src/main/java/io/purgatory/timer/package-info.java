@@ -20,7 +20,7 @@
  *
  * <h2>Settings and seams</h2>
  * <ul>
- *   <li>{@link TimerGeometry}: a wheel's tick and size, validated.
+ *   <li>{@link TimerSettings}: a wheel's tick and size and the back-pressure bound, validated.
  *   <li>{@link Clock}: the one time base (monotonic nanoseconds) that tests replace.
  *   <li>{@link TaskErrorHandler}: receives what tasks throw.
  *   <li>{@link DaemonThreads}: the factory of the library's named daemon threads.

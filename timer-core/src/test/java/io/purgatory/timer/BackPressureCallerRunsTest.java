@@ -8,15 +8,8 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Back-pressure of a {@link SystemTimer} ({@link SystemTimer.Builder#backPressure}) with an
@@ -49,7 +42,7 @@ class BackPressureCallerRunsTest {
             } else {
                 handedOff.add(run);
             }
-        }).backPressure(bound).build();
+        }).settings(TimerSettings.DEFAULT.withBackPressure(bound)).build();
         toClose.add(timer);
         return timer;
     }
@@ -103,103 +96,6 @@ class BackPressureCallerRunsTest {
 
         assertThat(added.isScheduled()).isTrue();
         assertThat(timer[0].backPressureWaits()).isZero();
-    }
-
-    @Test
-    void add_taskThatMayStopWaitingTurnsTrue_returnsScheduledBeforeTheBound() throws Exception {
-        SystemTimer timer = timer(Duration.ofHours(1)); // only the task's answer can end the wait in time
-        timer.add(new CountingTask(5));
-        clock.advanceMillis(5 + TimeUnit.HOURS.toMillis(3));
-        timer.advanceClock(0); // three hours late; the run waits in the executor
-        AtomicBoolean released = new AtomicBoolean();
-        TimerTask late = new TimerTask(1) {
-            @Override
-            public void run() {
-            }
-
-            @Override
-            protected boolean mayStopWaitingForBackPressure() {
-                return released.get();
-            }
-        };
-        Thread adder = new Thread(() -> timer.add(late), "adder");
-        adder.start();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(JOIN_SECONDS);
-        while (adder.getState() != Thread.State.TIMED_WAITING && adder.isAlive() && System.nanoTime() < end) {
-            Thread.sleep(1);
-        }
-        assertThat(adder.getState()).as("the add waits").isEqualTo(Thread.State.TIMED_WAITING);
-
-        released.set(true);
-        adder.join(TimeUnit.SECONDS.toMillis(JOIN_SECONDS));
-
-        assertThat(adder.isAlive()).as("the add returned once its task said so").isFalse();
-        assertThat(late.isScheduled()).isTrue();
-        assertThat(timer.backPressureWaits()).isEqualTo(1);
-        runHandedOff();
-    }
-
-    /** Three kinds of throwable a task's answer may throw, a real stack overflow among them. */
-    static Stream<Arguments> failures() {
-        return Stream.of(
-                Arguments.of("RuntimeException", (Supplier<Throwable>) () -> new IllegalStateException("answer")),
-                Arguments.of("Error", (Supplier<Throwable>) () -> new AssertionError("answer")),
-                Arguments.of("StackOverflowError", (Supplier<Throwable>) () -> {
-                    try {
-                        return new StackOverflowError("not reached: " + deep(0));
-                    } catch (StackOverflowError real) {
-                        return real;
-                    }
-                }));
-    }
-
-    private static int deep(int n) {
-        return n == Integer.MAX_VALUE ? n : deep(n + 1) + 1;
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("failures")
-    void add_taskAnswerThrowsWhileWaiting_throwsToTheCallerUnscheduledAndTheTimerGoesOn(String kind,
-            Supplier<Throwable> failure) throws Exception {
-        SystemTimer timer = timer(Duration.ofHours(1));
-        timer.add(new CountingTask(5));
-        clock.advanceMillis(5 + TimeUnit.HOURS.toMillis(3));
-        timer.advanceClock(0); // three hours late; the run waits in the executor
-        Throwable thrown = failure.get();
-        TimerTask late = new TimerTask(1) {
-            @Override
-            public void run() {
-            }
-
-            @Override
-            protected boolean mayStopWaitingForBackPressure() {
-                if (thrown instanceof Error error) {
-                    throw error;
-                }
-                throw (RuntimeException) thrown;
-            }
-        };
-        AtomicReference<Throwable> caught = new AtomicReference<>();
-        Thread adder = new Thread(() -> {
-            try {
-                timer.add(late);
-            } catch (Throwable t) {
-                caught.set(t);
-            }
-        }, "adder");
-        adder.start();
-        adder.join(TimeUnit.SECONDS.toMillis(JOIN_SECONDS));
-
-        assertThat(adder.isAlive()).as("the add ended on the answer's %s", kind).isFalse();
-        assertThat(caught.get()).isSameAs(thrown);
-        assertThat(late.isScheduled()).isFalse();
-        assertThat(timer.backPressureWaits()).as("the wait is counted").isEqualTo(1);
-        runHandedOff();
-        timer.advanceClock(0); // caught up: a later add neither waits nor fails
-        CountingTask next = new CountingTask(1);
-        timer.add(next);
-        assertThat(next.isScheduled()).isTrue();
-        assertThat(timer.backPressureWaits()).isEqualTo(1);
     }
 
     @Test

@@ -22,7 +22,8 @@ class BackPressureDriverThreadTest {
         ManualClock clock = new ManualClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         SystemTimer timer = SystemTimer.builder("pressed").clock(clock).executor(handedOff::add)
-                .backPressure(Duration.ofMillis(100)).build(); // a failure bound: a wrongful wait ends after it
+                .settings(TimerSettings.DEFAULT.withBackPressure(Duration.ofMillis(100)))
+                        .build(); // a failure bound: a wrongful wait ends after it
         timer.add(new CountingTask(5));
         clock.advanceMillis(5);
         timer.advanceClock(0); // the run due at 5 waits in the executor

@@ -35,7 +35,8 @@ class BackPressureExemptThreadsTest {
     /** A back-pressured timer on {@code clock} whose hand-offs wait in {@code handedOff} until run. */
     private SystemTimer timer(String name, ManualClock clock, Queue<Runnable> handedOff) {
         SystemTimer timer = SystemTimer.builder(name).clock(clock).executor(handedOff::add)
-                .backPressure(Duration.ofMillis(100)).build(); // a failure bound: a wrongful wait ends after it
+                .settings(TimerSettings.DEFAULT.withBackPressure(Duration.ofMillis(100)))
+                        .build(); // a failure bound: a wrongful wait ends after it
         toClose.add(timer);
         return timer;
     }

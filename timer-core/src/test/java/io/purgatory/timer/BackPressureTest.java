@@ -1,8 +1,6 @@
 package io.purgatory.timer;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +34,8 @@ class BackPressureTest {
     }
 
     private SystemTimer timer(Duration bound) {
-        SystemTimer timer = SystemTimer.builder("pressed").clock(clock).executor(handedOff::add).backPressure(bound)
+        SystemTimer timer = SystemTimer.builder("pressed").clock(clock).executor(handedOff::add)
+                .settings(TimerSettings.DEFAULT.withBackPressure(bound))
                 .build();
         toClose.add(timer);
         return timer;
@@ -148,7 +147,8 @@ class BackPressureTest {
         CountingTask added = new CountingTask(1);
         SystemTimer[] timer = {null};
         CountingTask adding = new CountingTask(5, () -> timer[0].add(added));
-        timer[0] = SystemTimer.builder("inline").clock(clock).executor(Runnable::run).backPressure(BOUND).build();
+        timer[0] = SystemTimer.builder("inline").clock(clock).executor(Runnable::run)
+                .settings(TimerSettings.DEFAULT.withBackPressure(BOUND)).build();
         toClose.add(timer[0]);
         timer[0].add(new CountingTask(5));
         timer[0].add(adding);
@@ -221,14 +221,17 @@ class BackPressureTest {
     }
 
     @Test
-    void builder_badBound_refusesNamingIt() {
-        SystemTimer.Builder builder = SystemTimer.builder("t");
+    void settings_zeroBound_isNoBackPressure() throws Exception {
+        SystemTimer timer = SystemTimer.builder("zero").clock(clock).executor(handedOff::add)
+                .settings(TimerSettings.DEFAULT.withBackPressure(Duration.ZERO)).build();
+        toClose.add(timer);
+        timer.add(new CountingTask(5));
+        timer.advanceClock(0);
+        clock.advanceMillis(100_000);
 
-        assertThatNullPointerException().isThrownBy(() -> builder.backPressure(null)).withMessage("lag");
-        assertThatIllegalArgumentException().isThrownBy(() -> builder.backPressure(Duration.ZERO))
-                .withMessage("backPressure lag must be > 0: PT0S");
-        assertThatIllegalArgumentException().isThrownBy(() -> builder.backPressure(Duration.ofMillis(-5)))
-                .withMessage("backPressure lag must be > 0: PT-0.005S");
+        timer.add(new CountingTask(5));
+
+        assertThat(timer.backPressureWaits()).isZero();
     }
 
     @Test

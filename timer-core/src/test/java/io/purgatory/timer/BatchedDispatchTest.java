@@ -20,7 +20,7 @@ class BatchedDispatchTest {
     private final ManualClock clock = new ManualClock();
     private final List<Runnable> handOffs = new ArrayList<>();
     private final List<TimerTask> ran = new ArrayList<>();
-    private final List<Map.Entry<TimerTask, Throwable>> failures = new CopyOnWriteArrayList<>();
+    private final List<Map.Entry<TimerEntry, Throwable>> failures = new CopyOnWriteArrayList<>();
     private SystemTimer timer;
 
     @AfterEach

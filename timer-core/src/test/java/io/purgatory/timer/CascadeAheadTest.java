@@ -46,7 +46,7 @@ class CascadeAheadTest {
     }
 
     private SystemTimer systemTimer() {
-        SystemTimer timer = SystemTimer.builder("ahead").geometry(TimerGeometry.KAFKA).clock(clock)
+        SystemTimer timer = SystemTimer.builder("ahead").settings(TimerSettings.KAFKA).clock(clock)
                 .executor(Runnable::run).build();
         toClose.add(timer);
         return timer;
@@ -221,7 +221,8 @@ class CascadeAheadTest {
     @CsvSource({"1, 2", "1, 3", "1, 4", "1, 8", "3, 3", "3, 5", "2, 64"})
     void advanceClock_anyGeometry_runsEachTaskAtTheEndOfItsTickWhateverMovesItAhead(long tickMs, int wheelSize)
             throws Exception {
-        SystemTimer timer = SystemTimer.builder("shapes").geometry(new TimerGeometry(tickMs, wheelSize)).clock(clock)
+        SystemTimer timer = SystemTimer.builder("shapes").settings(TimerSettings.DEFAULT.withTickMs(tickMs)
+                .withWheelSize(wheelSize)).clock(clock)
                 .executor(Runnable::run).build();
         toClose.add(timer);
         SplittableRandom random = new SplittableRandom(tickMs * 100 + wheelSize);

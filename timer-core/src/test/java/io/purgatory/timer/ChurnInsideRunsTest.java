@@ -67,7 +67,8 @@ class ChurnInsideRunsTest {
             int wheelSize = 2 + seed % 4;
             TaskErrorHandler rethrow = (task, error) -> breaches.add("task threw: " + error);
             this.timer = manual ? new ManualTimer(clock, tickMs, wheelSize, rethrow)
-                    : SystemTimer.builder("churn").geometry(new TimerGeometry(tickMs, wheelSize)).clock(clock)
+                    : SystemTimer.builder("churn").settings(TimerSettings.DEFAULT.withTickMs(tickMs)
+                            .withWheelSize(wheelSize)).clock(clock)
                             .executor(Runnable::run).errorHandler(rethrow).build();
         }
 

@@ -9,12 +9,12 @@ import org.junit.jupiter.api.Test;
 /** DueTasks: batches of at most MAX_BATCH, copied out before dispatch (B2), or none at all. */
 class DueTasksTest {
 
-    private final List<List<TimerTask>> batches = new ArrayList<>();
+    private final List<List<TimerEntry>> batches = new ArrayList<>();
 
     @Test
     void add_moreThanABatch_flushesEachFullBatchThenTheRestOnFlush() {
         DueTasks due = new DueTasks(recording(), true);
-        List<TimerTask> tasks = tasks(DueTasks.MAX_BATCH + 3);
+        List<TimerEntry> tasks = tasks(DueTasks.MAX_BATCH + 3);
 
         tasks.forEach(due::add);
         assertThat(batches).hasSize(1);
@@ -28,17 +28,17 @@ class DueTasksTest {
 
     @Test
     void flush_dispatcherAddsMoreWhileDispatching_theBatchInHandIsNotOverwrittenAndNothingIsLost() {
-        List<TimerTask> reentrant = tasks(3);
+        List<TimerEntry> reentrant = tasks(3);
         DueTasks[] holder = new DueTasks[1];
         boolean[] reentered = {false};
         Dispatcher dispatcher = new Dispatcher() {
             @Override
-            public void dispatch(TimerTask task) {
+            public void dispatch(TimerEntry task) {
                 batches.add(List.of(task));
             }
 
             @Override
-            public void dispatchAll(TimerTask[] tasks, int count) {
+            public void dispatchAll(TimerEntry[] tasks, int count) {
                 if (!reentered[0]) { // the first batch: a task run inline expires more (B2)
                     reentered[0] = true;
                     reentrant.forEach(holder[0]::add);
@@ -48,7 +48,7 @@ class DueTasksTest {
             }
         };
         holder[0] = new DueTasks(dispatcher, true);
-        List<TimerTask> first = tasks(5);
+        List<TimerEntry> first = tasks(5);
         first.forEach(holder[0]::add);
 
         holder[0].flush();
@@ -59,7 +59,7 @@ class DueTasksTest {
     @Test
     void add_notBatching_dispatchesEachTaskAtOnce() {
         DueTasks due = new DueTasks(recording(), false);
-        List<TimerTask> tasks = tasks(2);
+        List<TimerEntry> tasks = tasks(2);
 
         due.add(tasks.get(0));
         assertThat(batches).containsExactly(List.of(tasks.get(0)));
@@ -71,19 +71,19 @@ class DueTasksTest {
     private Dispatcher recording() {
         return new Dispatcher() {
             @Override
-            public void dispatch(TimerTask task) {
+            public void dispatch(TimerEntry task) {
                 batches.add(List.of(task));
             }
 
             @Override
-            public void dispatchAll(TimerTask[] tasks, int count) {
+            public void dispatchAll(TimerEntry[] tasks, int count) {
                 batches.add(List.of(tasks).subList(0, count));
             }
         };
     }
 
-    private static List<TimerTask> tasks(int n) {
-        List<TimerTask> tasks = new ArrayList<>();
+    private static List<TimerEntry> tasks(int n) {
+        List<TimerEntry> tasks = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             tasks.add(new TimerTask(1) {
                 @Override

@@ -106,7 +106,8 @@ class DurationRuleTest {
     @Test
     void builderTick_duration_isTheTickInMillisByTheRule() throws InterruptedException {
         ManualClock clock = new ManualClock();
-        try (SystemTimer timer = SystemTimer.builder("tick").tick(Duration.ofNanos(1)).clock(clock)
+        try (SystemTimer timer = SystemTimer.builder("tick")
+                .settings(TimerSettings.DEFAULT.withTick(Duration.ofNanos(1))).clock(clock)
                 .executor(Runnable::run).build()) {
             DurationTask task = new DurationTask(Duration.ofMillis(1));
             timer.add(task);
@@ -114,11 +115,11 @@ class DurationRuleTest {
             timer.advanceClock(0);
             assertThat(task.runs).as("a 1 ns tick is a 1 ms tick").isEqualTo(1);
         }
-        assertThatThrownBy(() -> SystemTimer.builder("t").tick(null))
+        assertThatThrownBy(() -> TimerSettings.DEFAULT.withTick(null))
                 .isInstanceOf(NullPointerException.class).hasMessage("tick");
-        assertThatThrownBy(() -> SystemTimer.builder("t").tick(Duration.ZERO))
+        assertThatThrownBy(() -> TimerSettings.DEFAULT.withTick(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tickMs");
-        assertThatThrownBy(() -> SystemTimer.builder("t").tick(ChronoUnit.FOREVER.getDuration()))
+        assertThatThrownBy(() -> TimerSettings.DEFAULT.withTick(ChronoUnit.FOREVER.getDuration()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageEndingWith(": " + Long.MAX_VALUE);
     }
 

@@ -27,7 +27,7 @@ class HandOffFailureTest {
     private static final long BOUND_SECONDS = 10;
 
     private final ManualClock clock = new ManualClock();
-    private final List<Map.Entry<TimerTask, Throwable>> failures = new CopyOnWriteArrayList<>();
+    private final List<Map.Entry<TimerEntry, Throwable>> failures = new CopyOnWriteArrayList<>();
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
     @AfterEach

@@ -17,12 +17,12 @@ class InboxTest {
     @Test
     void push_fromOneThread_allLandOnOneStripeNewestFirst() {
         Inbox inbox = new Inbox(4);
-        List<TimerTask> tasks = tasks(3);
+        List<TimerEntry> tasks = tasks(3);
         tasks.forEach(t -> inbox.push(t, true));
 
         int nonEmpty = 0;
         for (int s = 0; s < inbox.stripes(); s++) {
-            TimerTask head = inbox.take(s);
+            TimerEntry head = inbox.take(s);
             if (head != null) {
                 nonEmpty++;
                 assertThat(chain(head)).containsExactly(tasks.get(2), tasks.get(1), tasks.get(0));
@@ -48,7 +48,7 @@ class InboxTest {
 
         List<Integer> sizes = new ArrayList<>();
         for (int s = 0; s < inbox.stripes(); s++) {
-            TimerTask head = inbox.peek(s);
+            TimerEntry head = inbox.peek(s);
             if (head != null) {
                 sizes.add(chain(head).size());
             }
@@ -109,17 +109,17 @@ class InboxTest {
         assertThat(inbox.isEmpty()).isTrue();
     }
 
-    private static List<TimerTask> tasks(int n) {
-        List<TimerTask> tasks = new ArrayList<>();
+    private static List<TimerEntry> tasks(int n) {
+        List<TimerEntry> tasks = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             tasks.add(new NoopTask());
         }
         return tasks;
     }
 
-    private static List<TimerTask> chain(TimerTask head) {
-        List<TimerTask> tasks = new ArrayList<>();
-        for (TimerTask t = head; t != null; t = t.inboxNext) {
+    private static List<TimerEntry> chain(TimerEntry head) {
+        List<TimerEntry> tasks = new ArrayList<>();
+        for (TimerEntry t = head; t != null; t = t.inboxNext) {
             tasks.add(t);
         }
         return tasks;

@@ -32,7 +32,7 @@ class ManualTimerTest {
     private static final long TICK_MS = 1L;
     private static final int WHEEL_SIZE = 3;
 
-    private final List<Map.Entry<TimerTask, Throwable>> failures = new CopyOnWriteArrayList<>();
+    private final List<Map.Entry<TimerEntry, Throwable>> failures = new CopyOnWriteArrayList<>();
     private final TaskErrorHandler recordingHandler = (task, error) -> failures.add(Map.entry(task, error));
     /** Names of the probes, in the order they ran. */
     private final List<String> log = new CopyOnWriteArrayList<>();

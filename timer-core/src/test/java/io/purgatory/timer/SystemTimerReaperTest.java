@@ -83,7 +83,7 @@ class SystemTimerReaperTest {
         }
 
         @Override
-        public void add(TimerTask task) {
+        public void add(TimerEntry task) {
             delegate.add(task);
         }
 

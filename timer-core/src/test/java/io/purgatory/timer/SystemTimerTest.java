@@ -32,7 +32,7 @@ class SystemTimerTest {
 
     private static final long BOUND_SECONDS = 10;
 
-    private final List<Map.Entry<TimerTask, Throwable>> failures = new CopyOnWriteArrayList<>();
+    private final List<Map.Entry<TimerEntry, Throwable>> failures = new CopyOnWriteArrayList<>();
     private final TaskErrorHandler recordingHandler = (task, error) -> failures.add(Map.entry(task, error));
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
@@ -49,7 +49,8 @@ class SystemTimerTest {
     }
 
     private SystemTimer timer(String name, long tickMs, int wheelSize) {
-        return closeLater(SystemTimer.builder(name).tickMs(tickMs).wheelSize(wheelSize)
+        return closeLater(SystemTimer.builder(name).settings(TimerSettings.DEFAULT.withTickMs(tickMs)
+                .withWheelSize(wheelSize))
                 .errorHandler(recordingHandler).build());
     }
 
@@ -612,7 +613,7 @@ class SystemTimerTest {
     @ParameterizedTest
     @ValueSource(longs = {0L, -1L})
     void builder_badTickMs_throwsIaeNamingTheValue(long tickMs) {
-        assertThatThrownBy(() -> SystemTimer.builder("t").tickMs(tickMs))
+        assertThatThrownBy(() -> TimerSettings.DEFAULT.withTickMs(tickMs))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tickMs")
                 .hasMessageEndingWith(": " + tickMs);
@@ -624,7 +625,7 @@ class SystemTimerTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 0, 65537})
     void builder_badWheelSize_throwsIaeNamingTheValue(int wheelSize) {
-        assertThatThrownBy(() -> SystemTimer.builder("t").wheelSize(wheelSize))
+        assertThatThrownBy(() -> TimerSettings.DEFAULT.withWheelSize(wheelSize))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("wheelSize")
                 .hasMessageEndingWith(": " + wheelSize);

@@ -31,7 +31,8 @@ class TimerBadInputTest {
 
     @Test
     void builderTickMs_largestAllowedTick_isAcceptedAndHoldsTheHugestDelay() throws InterruptedException {
-        try (SystemTimer timer = SystemTimer.builder("max-tick").tickMs(Timer.MAX_DELAY_MS).wheelSize(2)
+        try (SystemTimer timer = SystemTimer.builder("max-tick")
+                .settings(TimerSettings.DEFAULT.withTickMs(Timer.MAX_DELAY_MS).withWheelSize(2))
                 .clock(new ManualClock()).executor(Runnable::run).build()) {
             CountingTask huge = new CountingTask(Long.MAX_VALUE);
             CountingTask small = new CountingTask(1);
@@ -44,7 +45,7 @@ class TimerBadInputTest {
             assertThat(timer.checkInvariants()).isEqualTo(2);
             assertThat(huge.runs()).isZero();
         }
-        assertThatThrownBy(() -> SystemTimer.builder("too-big").tickMs(Timer.MAX_DELAY_MS + 1))
+        assertThatThrownBy(() -> TimerSettings.DEFAULT.withTickMs(Timer.MAX_DELAY_MS + 1))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageEndingWith(": " + (Timer.MAX_DELAY_MS + 1));
     }

@@ -89,7 +89,7 @@ class TimerEdgeCaseTest {
         int[] cancelled = {-1};
         CountingTask closer = new CountingTask(5, () -> {
             timer.close(); // on the driving thread: only marks the engine closed (E6)
-            cancelled[0] = timer.engine().cancelAll();
+            cancelled[0] = timer.engine().underDriverLock(DriverState::cancelAll);
         });
         CountingTask soon = new CountingTask(10);
         CountingTask coarse = new CountingTask(30);
@@ -319,7 +319,7 @@ class TimerEdgeCaseTest {
         }
 
         @Override
-        public void add(TimerTask task) {
+        public void add(TimerEntry task) {
         }
 
         @Override

@@ -55,7 +55,7 @@ class TimerStressTest {
     }
 
     private void runSystemTimer(int opsPerThread) throws Exception {
-        SystemTimer timer = SystemTimer.builder("stress").tickMs(1).wheelSize(8)
+        SystemTimer timer = SystemTimer.builder("stress").settings(TimerSettings.DEFAULT.withTickMs(1).withWheelSize(8))
                 .errorHandler((task, error) -> {
                     throw new AssertionError("no stress task throws", error);
                 }).build();

@@ -41,8 +41,8 @@ class TimerTaskCopyTest {
     }
 
     @Test
-    void clone_declaredByTimerTask_isFinalSoNoSubclassCanAllowIt() throws NoSuchMethodException {
-        Method clone = TimerTask.class.getDeclaredMethod("clone");
+    void clone_declaredByTimerEntry_isFinalSoNoSubclassCanAllowIt() throws NoSuchMethodException {
+        Method clone = TimerEntry.class.getDeclaredMethod("clone");
 
         assertThat(Modifier.isFinal(clone.getModifiers())).isTrue();
         assertThat(clone.getExceptionTypes()).containsExactly(CloneNotSupportedException.class);

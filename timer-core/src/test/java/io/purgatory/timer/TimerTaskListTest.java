@@ -13,14 +13,14 @@ import org.junit.jupiter.api.Test;
 /** A bucket: tasks in an array, each at the position its slot names (L1), holes bounded (L4). */
 class TimerTaskListTest {
 
-    private static List<TimerTask> contents(TimerTaskList list) {
-        List<TimerTask> tasks = new ArrayList<>();
+    private static List<TimerEntry> contents(TimerTaskList list) {
+        List<TimerEntry> tasks = new ArrayList<>();
         list.forEach(tasks::add);
         return tasks;
     }
 
-    private static List<TimerTask> tasks(int n) {
-        List<TimerTask> tasks = new ArrayList<>();
+    private static List<TimerEntry> tasks(int n) {
+        List<TimerEntry> tasks = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             tasks.add(new CountingTask(i));
         }
@@ -40,7 +40,7 @@ class TimerTaskListTest {
     @Test
     void add_severalTasks_keepsThemInOrderEachAtItsSlot() {
         TimerTaskList list = new TimerTaskList(3, 1L);
-        List<TimerTask> tasks = tasks(3);
+        List<TimerEntry> tasks = tasks(3);
 
         tasks.forEach(list::add);
 
@@ -65,9 +65,9 @@ class TimerTaskListTest {
     @Test
     void remove_middleTask_leavesAHoleAndClearsItsSlot() {
         TimerTaskList list = new TimerTaskList(1L);
-        List<TimerTask> tasks = tasks(3);
+        List<TimerEntry> tasks = tasks(3);
         tasks.forEach(list::add);
-        TimerTask b = tasks.get(1);
+        TimerEntry b = tasks.get(1);
 
         list.remove(b);
 
@@ -81,7 +81,7 @@ class TimerTaskListTest {
     @Test
     void remove_onlyTask_leavesAnEmptyListThatStartsOver() {
         TimerTaskList list = new TimerTaskList(1L);
-        TimerTask task = new CountingTask(1);
+        TimerEntry task = new CountingTask(1);
         list.add(task);
 
         list.remove(task);
@@ -97,10 +97,10 @@ class TimerTaskListTest {
     void remove_thenAddToAnotherList_movesTheTask() {
         TimerTaskList first = new TimerTaskList(1, 1L);
         TimerTaskList second = new TimerTaskList(2, 1L);
-        List<TimerTask> tasks = tasks(10);
+        List<TimerEntry> tasks = tasks(10);
         tasks.forEach(first::add);
 
-        for (TimerTask task : tasks.subList(0, 4)) {
+        for (TimerEntry task : tasks.subList(0, 4)) {
             first.remove(task);
             second.add(task);
         }
@@ -114,7 +114,7 @@ class TimerTaskListTest {
     @Test
     void add_fullArrayMostlyHoles_compactsInOrderInsteadOfGrowing() {
         TimerTaskList list = new TimerTaskList(1L);
-        List<TimerTask> tasks = tasks(64);
+        List<TimerEntry> tasks = tasks(64);
         tasks.subList(0, 8).forEach(list::add);
         for (int i = 0; i < 6; i++) {
             list.remove(tasks.get(i)); // 2 of 8 left
@@ -131,11 +131,11 @@ class TimerTaskListTest {
     void addAndRemove_randomChurn_keepsEverySlotRightAndTheArrayBounded() {
         TimerTaskList list = new TimerTaskList(5, 1L);
         SplittableRandom random = new SplittableRandom(11);
-        List<TimerTask> linked = new ArrayList<>();
+        List<TimerEntry> linked = new ArrayList<>();
         int mostLinked = 0;
         for (int step = 0; step < 20_000; step++) {
             if (linked.isEmpty() || random.nextInt(100) < 55) {
-                TimerTask task = new CountingTask(step);
+                TimerEntry task = new CountingTask(step);
                 list.add(task);
                 linked.add(task);
             } else {
@@ -157,7 +157,7 @@ class TimerTaskListTest {
         assumeTrue(TimerTaskList.class.desiredAssertionStatus(), "needs -ea");
         TimerTaskList first = new TimerTaskList(1L);
         TimerTaskList second = new TimerTaskList(1L);
-        TimerTask task = new CountingTask(1);
+        TimerEntry task = new CountingTask(1);
         first.add(task);
 
         assertThatThrownBy(() -> second.add(task)).isInstanceOf(AssertionError.class);
@@ -168,18 +168,18 @@ class TimerTaskListTest {
     @Test
     void flush_nonEmptyList_handsEveryTaskOnceInOrderAndEmptiesTheList() {
         TimerTaskList list = new TimerTaskList(1L);
-        List<TimerTask> tasks = tasks(100); // several runs of LOAD_AHEAD
+        List<TimerEntry> tasks = tasks(100); // several runs of LOAD_AHEAD
         tasks.forEach(list::add);
         list.remove(tasks.get(40));
         list.setExpiration(100L);
-        List<TimerTask> flushed = new ArrayList<>();
+        List<TimerEntry> flushed = new ArrayList<>();
 
         list.flush(task -> {
             assertThat(task.slot).isZero();
             flushed.add(task);
         });
 
-        List<TimerTask> expected = new ArrayList<>(tasks);
+        List<TimerEntry> expected = new ArrayList<>(tasks);
         expected.remove(40);
         assertThat(flushed).containsExactlyElementsOf(expected);
         assertThat(list.isEmpty()).isTrue();
@@ -191,9 +191,9 @@ class TimerTaskListTest {
     @Test
     void flush_actionReaddsToTheSameList_visitsEachTaskOnlyOnce() {
         TimerTaskList list = new TimerTaskList(1L);
-        List<TimerTask> tasks = tasks(4);
+        List<TimerEntry> tasks = tasks(4);
         tasks.forEach(list::add);
-        List<TimerTask> flushed = new ArrayList<>();
+        List<TimerEntry> flushed = new ArrayList<>();
 
         list.flush(task -> {
             flushed.add(task);
@@ -209,7 +209,7 @@ class TimerTaskListTest {
     void flush_emptyList_callsNothingAndResetsTheExpiration() {
         TimerTaskList list = new TimerTaskList(1L);
         list.setExpiration(40L);
-        List<TimerTask> flushed = new ArrayList<>();
+        List<TimerEntry> flushed = new ArrayList<>();
 
         list.flush(flushed::add);
 
@@ -220,16 +220,16 @@ class TimerTaskListTest {
     @Test
     void drainTo_part_handsOverThatPrefixAndKeepsTheRestAndTheExpiration() {
         TimerTaskList list = new TimerTaskList(1L);
-        List<TimerTask> tasks = tasks(50);
+        List<TimerEntry> tasks = tasks(50);
         tasks.forEach(list::add);
         list.remove(tasks.get(3));
         list.setExpiration(70L);
-        List<TimerTask> drained = new ArrayList<>();
+        List<TimerEntry> drained = new ArrayList<>();
 
         assertThat(list.drainTo(10, drained::add)).isEqualTo(9);
         assertThat(list.drainTo(10, drained::add)).as("nothing left below 10").isZero();
 
-        List<TimerTask> prefix = new ArrayList<>(tasks.subList(0, 10));
+        List<TimerEntry> prefix = new ArrayList<>(tasks.subList(0, 10));
         prefix.remove(3);
         assertThat(drained).containsExactlyElementsOf(prefix);
         assertThat(drained).allSatisfy(task -> assertThat(task.slot).isZero());

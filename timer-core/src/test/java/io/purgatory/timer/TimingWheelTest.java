@@ -23,7 +23,7 @@ class TimingWheelTest {
     private PriorityQueue<TimerTaskList> queue;
     private TimingWheel wheel;
     /** Task to the wheel's current time when the wheel rejected it as due, in expiry order. */
-    private final Map<TimerTask, Long> expired = new LinkedHashMap<>();
+    private final Map<TimerEntry, Long> expired = new LinkedHashMap<>();
 
     @BeforeEach
     void setUp() {
@@ -32,13 +32,13 @@ class TimingWheelTest {
         wheel = new TimingWheel(TICK_MS, WHEEL_SIZE, START_MS, queue);
     }
 
-    private static TimerTask task(long deadlineMs) {
-        TimerTask task = new CountingTask(1);
+    private static TimerEntry task(long deadlineMs) {
+        TimerEntry task = new CountingTask(1);
         task.deadlineMs = deadlineMs; // what the engine does before placing a task
         return task;
     }
 
-    private boolean add(TimerTask task) {
+    private boolean add(TimerEntry task) {
         return wheel.add(task, task.deadlineMs);
     }
 
@@ -182,7 +182,7 @@ class TimingWheelTest {
 
     @Test
     void add_afterAdvancing_measuresFromTheNewCurrentTime() {
-        TimerTask reinserted = task(1070L);
+        TimerEntry reinserted = task(1070L);
         add(reinserted); // overflow bucket due at 1060
         TimingWheel overflow = wheel.overflow();
 
@@ -217,9 +217,9 @@ class TimingWheelTest {
 
     @Test
     void expireDue_manyDeadlines_expiresEachOnceAtTheEndOfItsTick() {
-        List<TimerTask> tasks = new ArrayList<>();
+        List<TimerEntry> tasks = new ArrayList<>();
         for (long d = START_MS + 1; d <= START_MS + 700; d++) {
-            TimerTask t = task(d);
+            TimerEntry t = task(d);
             assertThat(add(t)).isTrue();
             tasks.add(t);
         }
@@ -227,13 +227,13 @@ class TimingWheelTest {
         for (long now = START_MS; now <= START_MS + 710; now++) {
             expireDue(now);
             wheel.checkInvariants();
-            for (Map.Entry<TimerTask, Long> e : expired.entrySet()) {
+            for (Map.Entry<TimerEntry, Long> e : expired.entrySet()) {
                 assertThat(e.getValue()).as("expired after the clock").isLessThanOrEqualTo(now);
             }
         }
 
         assertThat(expired.keySet()).containsExactlyInAnyOrderElementsOf(tasks);
-        for (TimerTask t : tasks) {
+        for (TimerEntry t : tasks) {
             long endOfTick = (t.deadlineMs + TICK_MS - 1) / TICK_MS * TICK_MS;
             assertThat(expired.get(t)).as("deadline %d", t.deadlineMs).isEqualTo(endOfTick);
         }
@@ -243,8 +243,8 @@ class TimingWheelTest {
     @Test
     void expireDue_coarseAndFinestBucketsDueTogether_expiresTheFinestAndReaddsTheCoarse() {
         // Both buckets are due at 1060: the coarse one (tick 20) holds 1075, the finest one 1060.
-        TimerTask late = task(1075L);
-        TimerTask due = task(1060L);
+        TimerEntry late = task(1075L);
+        TimerEntry due = task(1060L);
         add(late);
         add(due);
 
@@ -258,9 +258,9 @@ class TimingWheelTest {
 
     @Test
     void unlink_tasksOnSeveralLevels_removesEachFromTheBucketItsSlotNames() {
-        TimerTask fine = task(1020L);
-        TimerTask coarse = task(1075L);
-        TimerTask coarser = task(1500L);
+        TimerEntry fine = task(1020L);
+        TimerEntry coarse = task(1075L);
+        TimerEntry coarser = task(1500L);
         List.of(fine, coarse, coarser).forEach(this::add);
         assertThat(wheel.checkInvariants()).isEqualTo(3L);
 

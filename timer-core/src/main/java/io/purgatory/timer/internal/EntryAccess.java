@@ -1,0 +1,55 @@
+package io.purgatory.timer.internal;
+
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerEntry;
+
+/**
+ * What a library built on the timer (the purgatory) may do with entries of its own, which have
+ * none of {@link io.purgatory.timer.TimerTask}'s methods: schedule one on a timer without
+ * waiting for its back-pressure, and cancel one. Not a user API: the module exports this
+ * package to {@code io.purgatory} only. The one implementation is {@link TimerEntry}'s, installed
+ * when that class initializes.
+ */
+public abstract class EntryAccess {
+
+    private static EntryAccess instance;
+
+    /** For {@link TimerEntry}'s implementation only. */
+    protected EntryAccess() {
+    }
+
+    /** The implementation. */
+    public static EntryAccess get() {
+        EntryAccess access = instance;
+        if (access == null) {
+            try {
+                Class.forName(TimerEntry.class.getName(), true, TimerEntry.class.getClassLoader()); // installs it
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+            access = instance;
+        }
+        return access;
+    }
+
+    /**
+     * Installs {@code access}, once: {@link TimerEntry}'s, from its static initializer.
+     *
+     * @throws IllegalStateException if one is installed already
+     */
+    public static synchronized void install(EntryAccess access) {
+        if (instance != null) {
+            throw new IllegalStateException("EntryAccess is installed already");
+        }
+        instance = access;
+    }
+
+    /**
+     * Schedules {@code entry} on {@code timer} as {@link Timer#add} does, but never waits for the
+     * timer's back-pressure: the library's own entries are not held back.
+     */
+    public abstract void schedule(Timer timer, TimerEntry entry);
+
+    /** Cancels {@code entry}'s current schedule; true iff this call ended a scheduled one. */
+    public abstract boolean cancel(TimerEntry entry);
+}
