@@ -2,6 +2,7 @@ package io.purgatory;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 
+import io.purgatory.internal.Engine;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
@@ -51,8 +52,8 @@ public final class DelayedFuturePurgatory implements Purgatory {
      */
     public DelayedFuturePurgatory(PurgatoryBuilder<? super DelayedFuture<?>> builder) {
         EngineSettings settings = builder.settings();
-        this.engine = new Engine(settings, this::stopExecutor);
-        engine.bindAtBuild(settings.metrics, null);
+        this.engine = new Engine(settings.config(), this::stopExecutor);
+        Bridges.bindAtBuild(engine, settings.metrics, null);
     }
 
     /**
@@ -78,7 +79,7 @@ public final class DelayedFuturePurgatory implements Purgatory {
      */
     public <V> DelayedFuture<V> tryCompleteElseWatch(Duration timeout, List<CompletableFuture<V>> futures,
                                                     Runnable responseCallback) {
-        return tryCompleteElseWatch(Durations.toMillis(timeout, "timeout"), futures, responseCallback);
+        return tryCompleteElseWatch(Timer.toMs(Objects.requireNonNull(timeout, "timeout")), futures, responseCallback);
     }
 
     /** The number of pending operations. O(1). */
@@ -93,7 +94,7 @@ public final class DelayedFuturePurgatory implements Purgatory {
 
     @Override
     public PurgatoryStats stats() {
-        return engine.stats();
+        return Bridges.stats(engine);
     }
 
     @Override
@@ -103,7 +104,7 @@ public final class DelayedFuturePurgatory implements Purgatory {
 
     @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
-        engine.bindMetrics(Objects.requireNonNull(factory, "factory"), null);
+        Bridges.bind(engine, factory, null);
     }
 
     @Override

@@ -1,7 +1,11 @@
 package io.purgatory;
 
-import io.purgatory.timer.TimerTask;
+import io.purgatory.internal.Operation;
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.UserCode;
+import io.purgatory.timer.Timer;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * An operation that waits in a {@link DelayedOperationPurgatory} until it can complete or its
@@ -68,32 +72,24 @@ import java.time.Duration;
  * callbacks, so a subclass's own fields need no lock. The library never uses the operation's
  * monitor.
  */
-public abstract class DelayedOperation extends TimerTask implements WatchLink {
+// Operation is the engine's state, in a package the module does not export: nothing of it is
+// visible to a subclass but the callbacks this class declares.
+@SuppressWarnings("exports")
+public abstract class DelayedOperation extends Operation {
 
     /*
      * Implementation notes.
      *
-     * This class is the contract; its life (claim, try, settle, finish) is OperationState's, its
-     * places on watch lists are Watchers', and its settle's booking is its owner's (the engine).
-     * The fields below belong to those classes; no method a subclass can reach touches them.
-     *
-     * Memory: the operation is its own timer entry (TimerTask) and, watched on one key, its own
-     * node on that key's list, so a pending single-key operation allocates nothing else. Watched
-     * on several keys, it has a WatchNode on each instead, chained from watchNext (see Watchers).
+     * This class is the contract; the engine's state (the state word, the owner, where it
+     * watches, its timer entry) lives in Operation's fields, which only the engine reaches, and
+     * its life is OperationState's. No method a subclass can reach touches them.
      */
 
-    /** The operation's life in one word (OperationState); written by CAS only. */
-    volatile long state;
-    /**
-     * Where it lives while submitted: its owner (OperationState O6) or, while it is linked on one
-     * key itself, that key's Watchers, whose watcher list names the owner (Watchers K3); null
-     * before. One field for both keeps a pending operation at 72 bytes. OperationState.ownerOf
-     * and Watchers.listOf read it.
-     */
-    Object home;
-    /** Its links on that list; on several keys, watchNext is its first WatchNode instead (Watchers). */
-    WatchLink watchPrev;
-    WatchLink watchNext;
+    private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
+
+    static {
+        UserCode.reportUnsubmittedTo(Bridges.failures(OperationErrorHandler.processDefault()));
+    }
 
     /**
      * Creates an operation that expires {@code delayMs} milliseconds after it is watched. Any
@@ -112,7 +108,7 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
      * @throws NullPointerException if {@code delay} is null
      */
     protected DelayedOperation(Duration delay) {
-        super(delay);
+        super(Timer.toMs(Objects.requireNonNull(delay, "delay")));
     }
 
     /**
@@ -121,15 +117,19 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
      * settled (but another thread may settle it while this runs: see the class comment). An
      * exception (or error) counts as "not yet" and goes to the purgatory's error handler.
      */
+    @Override
     protected abstract boolean tryComplete();
 
     /** Called exactly once when the operation is completed or expires; builds and sends the answer. */
+    @Override
     protected abstract void onComplete();
 
     /** Called after {@link #onComplete()} when the operation expired. */
+    @Override
     protected abstract void onExpiration();
 
     /** Called exactly once if the operation is cancelled, instead of the other callbacks. Does nothing by default. */
+    @Override
     protected void onCancel() {
     }
 
@@ -141,7 +141,7 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
      * called from inside a callback, right after that callback returns.
      */
     public final boolean forceComplete() {
-        return OperationState.settle(this, Outcome.COMPLETED);
+        return OperationState.settle(this, OperationState.COMPLETED);
     }
 
     /**
@@ -149,64 +149,36 @@ public abstract class DelayedOperation extends TimerTask implements WatchLink {
      * and {@link #onCancel()} runs (when, as for {@link #forceComplete()}). Returns true iff this
      * call cancelled it.
      */
-    @Override
     public final boolean cancel() {
-        return OperationState.settle(this, Outcome.CANCELLED);
+        return OperationState.settle(this, OperationState.CANCELLED);
     }
 
     /** Returns true once the operation is settled, whatever the outcome. */
     public final boolean isCompleted() {
-        return OperationState.isSettled(state);
+        return OperationState.isSettled(this);
     }
 
     /** Returns true iff the operation was settled by cancellation. */
-    @Override
     public final boolean isCancelled() {
-        return OperationState.outcome(state) == Outcome.CANCELLED;
+        return OperationState.outcome(this) == OperationState.CANCELLED;
     }
 
     /** Returns how the operation was settled, or null while it is pending. */
     public final Outcome outcome() {
-        return OperationState.outcome(state);
+        return OUTCOMES[OperationState.outcome(this)];
     }
 
     /**
-     * A submission waiting for its timer's back-pressure stops waiting once the operation is
-     * settled, or once a check asked its submitter to try it again: the wait would only delay the
-     * answer (OperationState O3, O5).
-     */
-    @Override
-    protected final boolean mayStopWaitingForBackPressure() {
-        return OperationState.isSettledOrAskedToRetry(this);
-    }
-
-    /**
-     * The timer's expiry: expires the operation unless it is already settled. Calling it yourself
-     * does what the expiry would: the operation expires now, once.
+     * The expiry, as Kafka's: expires the operation unless it is already settled. The timer calls
+     * it when the delay has passed; calling it yourself does what the expiry would, once.
      */
     @Override
     public final void run() {
         OperationState.expire(this);
     }
 
-    /**
-     * What failed the operation, for a {@link WaitObserver}: null unless the library's own kind of
-     * wait ended by a failure (a keyed wait's {@code completeExceptionally}).
-     */
-    Throwable failure() {
-        return null;
-    }
-
-    /** True once the operation is on its keys' watch lists, and after it was settled from there (tests). */
-    final boolean isWatched() {
-        return OperationState.wasWatched(state);
-    }
-
-    /**
-     * Takes the operation off the timer, if it is on it. Not {@link #cancel()}, which settles the
-     * operation: this only ends the timer's schedule, as {@link TimerTask#cancel()} does.
-     */
-    final void unschedule() {
-        super.cancel();
+    @Override
+    public String toString() {
+        return getClass().getName() + "[delayMs=" + delayMs() + ", " + outcome() + "]";
     }
 }

@@ -1,5 +1,7 @@
 package io.purgatory;
 
+import io.purgatory.internal.Engine;
+import io.purgatory.internal.WatchKeys;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -44,16 +46,16 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     private final Engine engine;
 
     /**
-     * A purgatory with Kafka's defaults: its own timer (1 ms tick, 20 buckets), 512 shards,
-     * purge interval 1000, reaper and timer on, operations expired on close.
+     * A purgatory with the defaults: its own timer ({@link io.purgatory.timer.TimerSettings#DEFAULT}),
+     * 512 shards, reaper and timer on, operations expired on close.
      */
     public DelayedOperationPurgatory(String name) {
         this(new EngineSettings(name));
     }
 
     DelayedOperationPurgatory(EngineSettings settings) {
-        this.engine = new Engine(settings, DelayedOperationPurgatory::nothingElse);
-        engine.bindAtBuild(settings.metrics, null);
+        this.engine = new Engine(settings.config(), DelayedOperationPurgatory::nothingElse);
+        Bridges.bindAtBuild(engine, settings.metrics, null);
     }
 
     /**
@@ -111,7 +113,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     public boolean tryCompleteElseWatch(T operation, Object key, long position) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(key, "key");
-        return engine.submitAt(operation, WatchKeys.check(key, 0), position);
+        return engine.submitAt(operation, new Object[] {WatchKeys.check(key, 0)}, new long[] {position});
     }
 
     /**
@@ -189,7 +191,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     /** A snapshot of this purgatory's counters. O(1). */
     @Override
     public PurgatoryStats stats() {
-        return engine.stats();
+        return Bridges.stats(engine);
     }
 
     /**
@@ -203,7 +205,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
-        engine.bindMetrics(factory, null);
+        Bridges.bind(engine, factory, null);
     }
 
     /** Whether metrics are bound (and not yet closed). */
@@ -230,7 +232,9 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      * another thread is answered there, as soon as its try returns), closes the timer if it is the
      * purgatory's own, and removes the meters. It returns once the callbacks of what it settled,
      * and of expiries already running on other threads, have run (waiting at most 10 seconds for
-     * those on other threads; never for a callback on its own stack, when called from one). On a
+     * those on other threads). Called from a callback, or from any code the library called, it
+     * waits for nothing on other threads, which may be waiting for it: it settles what it can and
+     * returns, and the callbacks of what it settled run before it returns. On a
      * shared {@link PurgatoryRuntime} it leaves the runtime's timer and threads running for the
      * other purgatories, and only leaves the runtime. Idempotent. Afterwards
      * {@code tryCompleteElseWatch} throws {@link IllegalStateException}.

@@ -1,11 +1,14 @@
 package io.purgatory;
 
+import io.purgatory.internal.EngineConfig;
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.RuntimeCore;
 import io.purgatory.timer.Clock;
+import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerGeometry;
-import java.time.Duration;
+import io.purgatory.timer.TimerSettings;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -13,39 +16,45 @@ import java.util.concurrent.Executor;
 
 /**
  * What the public builders ({@link PurgatoryBuilder}, {@link KeyedWaitsBuilder}) collect for an
- * {@link Engine}: each setting validated as it is given, naming the argument and the value, and
- * the conflicts between them checked once at build. Not thread-safe, as the builders.
+ * engine: each setting validated as it is given, naming the argument and the value, and the
+ * settings that cannot apply together refused once at build, naming them. Not thread-safe, as the
+ * builders.
  */
 final class EngineSettings {
 
     static final int DEFAULT_SHARDS = 512;
-    static final int DEFAULT_PURGE_INTERVAL = 1000;
     static final int MAX_SHARDS = 1 << 16;
 
     final String name;
-    int shards = DEFAULT_SHARDS;
-    int purgeInterval = DEFAULT_PURGE_INTERVAL;
+    private int shards = DEFAULT_SHARDS;
     private boolean reaperEnabled = true;
     /** Whether reaperEnabled was given: a ManualTimer turns the reaper off unless it was asked for. */
     private boolean reaperGiven;
-    boolean timerEnabled = true;
-    int maxPending;
+    private boolean timerEnabled = true;
+    private int maxPending;
     ClosePolicy closePolicy = ClosePolicy.EXPIRE;
-    OperationErrorHandler errorHandler = OperationErrorHandler.processDefault();
+    private OperationErrorHandler errorHandler = OperationErrorHandler.processDefault();
     MetricsRecorderFactory metrics;
-    WaitObserver observer;
-    PurgatoryRuntime runtime;
+    private WaitObserver observer;
+    private PurgatoryRuntime runtime;
     private Timer timer;
-    private TimerGeometry geometry = TimerGeometry.DEFAULT;
-    /** The settings of the own timer given, by name, for the messages of conflicts. */
-    private final Set<String> ownTimerSettings = new LinkedHashSet<>();
+    private TimerSettings timerSettings = TimerSettings.DEFAULT;
     private Executor expirationExecutor;
     private Clock clock;
-    /** The own timer's back-pressure bound; null: none. */
-    private Duration backPressure;
+    /** The settings of the own timer given, by name, for the messages of conflicts. */
+    private final Set<String> ownTimerSettings = new LinkedHashSet<>();
 
     EngineSettings(String name) {
-        this.name = PurgatoryRuntime.checkName(name);
+        this.name = checkName(name);
+    }
+
+    /** The one check of a purgatory's, keyed waits' or runtime's name: not null, not blank. */
+    static String checkName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank: '" + name + "'");
+        }
+        return name;
     }
 
     void timer(Timer timer) {
@@ -56,13 +65,9 @@ final class EngineSettings {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
     }
 
-    void geometry(TimerGeometry geometry, String setting) {
-        this.geometry = Objects.requireNonNull(geometry, "geometry");
-        ownTimerSettings.add(setting);
-    }
-
-    TimerGeometry geometry() {
-        return geometry;
+    void timerSettings(TimerSettings settings) {
+        this.timerSettings = Objects.requireNonNull(settings, "timerSettings");
+        ownTimerSettings.add("timerSettings");
     }
 
     void shards(int shards) {
@@ -70,13 +75,6 @@ final class EngineSettings {
             throw new IllegalArgumentException("shards must be a power of two from 1 to " + MAX_SHARDS + ": " + shards);
         }
         this.shards = shards;
-    }
-
-    void purgeInterval(int purgeInterval) {
-        if (purgeInterval < 1) {
-            throw new IllegalArgumentException("purgeInterval must be >= 1: " + purgeInterval);
-        }
-        this.purgeInterval = purgeInterval;
     }
 
     void maxPending(int maxPending) {
@@ -91,6 +89,10 @@ final class EngineSettings {
         this.reaperGiven = true;
     }
 
+    void timerEnabled(boolean enabled) {
+        this.timerEnabled = enabled;
+    }
+
     void expirationExecutor(Executor executor) {
         this.expirationExecutor = Objects.requireNonNull(executor, "executor");
         ownTimerSettings.add("expirationExecutor");
@@ -98,11 +100,6 @@ final class EngineSettings {
 
     void clock(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
-    }
-
-    void backPressure(Duration lag) {
-        this.backPressure = PurgatoryRuntime.checkBackPressure(lag);
-        ownTimerSettings.add("backPressure");
     }
 
     void closePolicy(ClosePolicy closePolicy) {
@@ -122,20 +119,30 @@ final class EngineSettings {
     }
 
     /**
-     * Checks that the settings go together.
+     * The engine's configuration, on the runtime given or a private one it owns.
      *
-     * @throws IllegalArgumentException naming the settings that conflict
+     * @throws IllegalArgumentException naming the settings that cannot apply together
      */
-    void checkConflicts() {
-        if (runtime == null && timer == null && timerEnabled) {
-            PurgatoryRuntime.refuseManualClockForOwnTimer(clock);
-        }
+    EngineConfig config() {
+        checkConflicts();
+        int closeOutcome = switch (closePolicy) {
+            case EXPIRE -> OperationState.EXPIRED;
+            case COMPLETE -> OperationState.COMPLETED;
+            case CANCEL -> OperationState.CANCELLED;
+        };
+        return new EngineConfig(name, shards, maxPending, closeOutcome, Bridges.failures(errorHandler),
+                Bridges.observer(observer), runtime != null ? runtime.core() : ownRuntime(), runtime == null,
+                runtime != null || timerEnabled);
+    }
+
+    private void checkConflicts() {
+        Set<String> conflicts = new LinkedHashSet<>(ownTimerSettings);
+        String with;
         if (runtime != null) {
-            Set<String> conflicts = new LinkedHashSet<>();
+            with = "runtime(...)";
             if (timer != null) {
                 conflicts.add("timer(...)");
             }
-            conflicts.addAll(ownTimerSettings);
             if (clock != null) {
                 conflicts.add("clock");
             }
@@ -145,51 +152,59 @@ final class EngineSettings {
             if (reaperGiven && !reaperEnabled) {
                 conflicts.add("reaperEnabled(false)");
             }
-            if (!conflicts.isEmpty()) {
-                throw new IllegalArgumentException("runtime(...) cannot be combined with " + conflicts + ": the"
-                        + " runtime's timer, driver and executor serve every purgatory on it; configure them on"
-                        + " PurgatoryRuntime.builder");
-            }
-        }
-        if (timer != null) {
+        } else if (timer != null) {
+            with = "timer(...)";
             if (!timerEnabled) {
-                throw new IllegalArgumentException("timer(...) was given but timerEnabled is false");
-            }
-            if (!ownTimerSettings.isEmpty()) {
-                throw new IllegalArgumentException("timer(...) cannot be combined with " + ownTimerSettings
-                        + ": they configure the purgatory's own timer");
+                conflicts.add("timerEnabled(false)");
             }
             if (timer instanceof ManualTimer && reaperGiven && reaperEnabled) {
                 throw new IllegalArgumentException("a ManualTimer is advanced by its caller, so it takes no reaper:"
                         + " drop reaperEnabled(true)");
             }
+        } else if (!timerEnabled) {
+            with = "timerEnabled(false)";
+        } else {
+            refuseManualClock(clock);
+            return;
         }
-    }
-
-    /** True iff the engine runs on a runtime it was given, which it must not close. */
-    boolean sharesRuntime() {
-        return runtime != null;
+        if (!conflicts.isEmpty()) {
+            throw new IllegalArgumentException(with + " cannot be combined with " + conflicts + ": they configure the"
+                    + " purgatory's own timer" + (runtime != null ? "; configure the runtime's on"
+                    + " PurgatoryRuntime.builder" : ""));
+        }
     }
 
     /**
-     * The runtime the engine runs on: the one given, else a private one it owns and closes, on
-     * the given timer (driven by a reaper unless it is a ManualTimer or the reaper is off, never
-     * closed), an idle timer (timer disabled: the reaper only runs the purge policy), or its own
-     * timer and executor. {@code refusals} receives the own timer's refused hand-offs.
+     * A private runtime the engine owns and closes: on the given timer (driven by a reaper unless
+     * it is a ManualTimer or the reaper is off, never closed), an idle timer (timer disabled:
+     * its driver only runs the purge policy), or its own timer and executor.
      */
-    PurgatoryRuntime runtimeOrOwn(TaskErrorHandler refusals) {
-        if (runtime != null) {
-            return runtime;
-        }
+    private RuntimeCore ownRuntime() {
         if (timer != null) {
             boolean manual = timer instanceof ManualTimer;
             Clock c = clock != null ? clock : manual ? ((ManualTimer) timer).clock() : Clock.system();
-            return PurgatoryRuntime.givenTimer(name, timer, c, reaperEnabled && !(manual && !reaperGiven));
+            return RuntimeCore.given(name, timer, c, reaperEnabled && !(manual && !reaperGiven));
         }
         Clock c = clock != null ? clock : Clock.system();
         if (!timerEnabled) {
-            return PurgatoryRuntime.idleTimer(name, c, reaperEnabled);
+            return RuntimeCore.idle(name, c, reaperEnabled);
         }
-        return PurgatoryRuntime.ownTimer(name, geometry, c, expirationExecutor, refusals, reaperEnabled, backPressure);
+        return RuntimeCore.own(name, timerSettings, c, expirationExecutor, PurgatoryRuntime.DEFAULT_EXPIRATION_THREADS,
+                TaskErrorHandler.logging(), reaperEnabled);
+    }
+
+    /**
+     * Refuses a {@link ManualClock} as the clock of an own timer: the timer's thread would settle
+     * due operations some time after the test moved the clock, on that thread.
+     *
+     * @throws IllegalArgumentException if {@code clock} is a ManualClock
+     */
+    static void refuseManualClock(Clock clock) {
+        if (clock instanceof ManualClock) {
+            throw new IllegalArgumentException("clock: a ManualClock moves only when a test moves it, and the own"
+                    + " timer's thread would then settle what is due later, on that thread. For deterministic tests"
+                    + " give timer(new ManualTimer(clock)) instead and move time with ManualTimer.advanceClock:"
+                    + " every due operation is then settled on the test's thread before it returns");
+        }
     }
 }

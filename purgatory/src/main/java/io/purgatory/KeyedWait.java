@@ -1,5 +1,9 @@
 package io.purgatory;
 
+import io.purgatory.internal.EventRetention;
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.RecentEnds;
+import io.purgatory.internal.UserCode;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -143,7 +147,6 @@ final class KeyedWait<V> extends DelayedOperation {
     }
 
     /** The error the wait was failed with by {@code completeExceptionally}, else null (a WaitObserver's FAILED). */
-    @Override
     Throwable failure() {
         return outcome() == Outcome.COMPLETED && answer instanceof Failure f ? f.error() : null;
     }
@@ -209,7 +212,7 @@ final class KeyedWait<V> extends DelayedOperation {
 
     /** The wait timed out or was cancelled: its keys remember the end, unless its waits' close ended it (V4, O9). */
     private void rememberEnd() {
-        if (ends == null || OperationState.wasSettledByClose(state)) {
+        if (ends == null || OperationState.wasSettledByClose(this)) {
             return;
         }
         if (keys == null) {
@@ -223,8 +226,8 @@ final class KeyedWait<V> extends DelayedOperation {
 
     @Override
     public String toString() {
-        Owner o = OperationState.ownerOf(this);
-        return "KeyedWait[" + (o == null ? "unsubmitted" : o.name()) + ", " + delayMs() + " ms, " + outcome() + "]";
+        String name = OperationState.ownerName(this);
+        return "KeyedWait[" + (name == null ? "unsubmitted" : name) + ", " + delayMs() + " ms, " + outcome() + "]";
     }
 
     /** Completes the future with the settled wait's answer (V3); nothing while it is pending. */
@@ -265,9 +268,9 @@ final class KeyedWait<V> extends DelayedOperation {
 
     /** The timeout's answer: the wait's time ran out, or its waits closed first. */
     private WaitTimeoutException timedOut() {
-        Owner o = OperationState.ownerOf(this);
-        String name = o == null ? "?" : o.name();
-        if (OperationState.wasSettledByClose(state)) { // (O9)
+        String owner = OperationState.ownerName(this);
+        String name = owner == null ? "?" : owner;
+        if (OperationState.wasSettledByClose(this)) { // (O9)
             return new WaitTimeoutException("keyed waits '" + name + "' closed before an event answered the wait",
                     true);
         }

@@ -1,5 +1,12 @@
 package io.purgatory;
 
+import io.purgatory.internal.Engine;
+import io.purgatory.internal.EventRetention;
+import io.purgatory.internal.KeyedEvents;
+import io.purgatory.internal.Operation;
+import io.purgatory.internal.RecentEnds;
+import io.purgatory.internal.Visit;
+import io.purgatory.internal.WatchKeys;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
 import java.util.Collection;
@@ -75,8 +82,8 @@ public final class KeyedWaits<K, V> implements Purgatory {
     private final EventRetention<V> retention;
     /** The recent ends of waits that tell a late event ({@code events.ends()}), or null. */
     private final RecentEnds ends;
-    private final WatcherList.Visitor offer = (op, value) -> offer(op, value, KeyedWait.NO_POSITION);
-    private final WatcherList.Visitor fail = KeyedWaits::fail;
+    private final Engine.Visitor offer = (op, value) -> offer(op, value, KeyedWait.NO_POSITION);
+    private final Engine.Visitor fail = KeyedWaits::fail;
 
     /**
      * Waits with {@code settings}, retaining early events for {@code retainWindowMs} if positive,
@@ -89,13 +96,12 @@ public final class KeyedWaits<K, V> implements Purgatory {
             throw new IllegalArgumentException("closePolicy COMPLETE has no value to complete a keyed wait with:"
                     + " use EXPIRE (the timeout's answer) or CANCEL");
         }
-        this.engine = new Engine(settings, this::dropEvents);
-        Timer timer = engine.timer();
-        this.events = new KeyedEvents<>(settings.name, timer, retainWindowMs, retainMaxEntries, lateWindowMs,
-                lateMaxKeys, listener);
+        this.engine = new Engine(settings.config(), this::dropEvents);
+        this.events = new KeyedEvents<>(settings.name, engine.runtime(), retainWindowMs, retainMaxEntries,
+                lateWindowMs, lateMaxKeys, Bridges.events(listener));
         this.retention = events.retention();
         this.ends = events.ends();
-        engine.bindAtBuild(settings.metrics, events);
+        Bridges.bindAtBuild(engine, settings.metrics, events);
     }
 
     /**
@@ -198,7 +204,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
     /** A snapshot of the counters of the waits: pending, completed, expired, cancelled... O(1). */
     @Override
     public PurgatoryStats stats() {
-        return engine.stats();
+        return Bridges.stats(engine);
     }
 
     /**
@@ -210,7 +216,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
      */
     @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
-        engine.bindMetrics(factory, events);
+        Bridges.bind(engine, factory, events);
     }
 
     /** Whether metrics are bound (and the waits not yet closed). */
@@ -250,8 +256,8 @@ public final class KeyedWaits<K, V> implements Purgatory {
      * Answers every pending wait by the close policy (default: as its timeout would, else
      * cancelled), drops the retained events, stops the timer if it is the waits' own and removes
      * the meters; returns once the futures it answered are done (see
-     * {@link DelayedOperationPurgatory#close()}). Idempotent. Afterwards {@code await} throws
-     * {@link IllegalStateException} and {@code complete} does nothing.
+     * {@link DelayedOperationPurgatory#close()}). Idempotent. Afterwards {@code await} returns a future
+     * failed with {@link IllegalStateException} and {@code complete} does nothing.
      */
     @Override
     public void close() {
@@ -287,7 +293,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
      * Retains the event (before the waits are visited, X2), hands it to the waits on {@code key}
      * with {@code visitor}, and tells it if it found none (X5).
      */
-    private int handOver(Object key, V value, long position, WatcherList.Visitor visitor) {
+    private int handOver(Object key, V value, long position, Engine.Visitor visitor) {
         EventRetention.Event<V> kept = events.arriving(key, value, position);
         int answered;
         try {
@@ -302,33 +308,37 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
     private CompletableFuture<V> submit(Object key, Object[] keys, Duration timeout, Predicate<? super V> until,
                                         Object fallback, long atLeast) {
-        long timeoutMs = Durations.toMillis(timeout, "timeout");
+        long timeoutMs = Timer.toMs(Objects.requireNonNull(timeout, "timeout"));
         KeyedWait<V> wait = new KeyedWait<>(timeoutMs, retention, ends, key, keys, until, fallback, atLeast);
-        if (atLeast != KeyedWait.NO_POSITION) {
-            engine.submitAt(wait, key, atLeast);
-        } else if (key != null) {
-            engine.submit(wait, key);
-        } else {
-            engine.submit(wait, keys);
+        try {
+            if (atLeast != KeyedWait.NO_POSITION) {
+                engine.submitAt(wait, new Object[] {key}, new long[] {atLeast});
+            } else if (key != null) {
+                engine.submit(wait, key);
+            } else {
+                engine.submit(wait, keys);
+            }
+        } catch (PurgatoryFullException | IllegalStateException fullOrClosed) { // the future's failure, not the call's
+            return CompletableFuture.failedFuture(fullOrClosed);
         }
         return wait.answeredFuture();
     }
 
-    private static boolean offer(DelayedOperation op, Object value, long position) {
+    private static boolean offer(Operation op, Object value, long position) {
         @SuppressWarnings("unchecked") // the engine holds only KeyedWait<V>, and complete takes a V
         KeyedWait<Object> wait = (KeyedWait<Object>) op;
         return wait.offer(value, position);
     }
 
     /** The visit of an event at a position. */
-    private record PositionedOffer(long position) implements WatcherList.Visitor {
+    private record PositionedOffer(long position) implements Engine.Visitor {
         @Override
-        public boolean visit(DelayedOperation op, Object value) {
+        public boolean visit(Operation op, Object value) {
             return offer(op, value, position);
         }
     }
 
-    private static boolean fail(DelayedOperation op, Object error) {
+    private static boolean fail(Operation op, Object error) {
         return ((KeyedWait<?>) op).fail((Throwable) error);
     }
 
@@ -394,9 +404,10 @@ public final class KeyedWaits<K, V> implements Purgatory {
          * early event, else it times out at once). The future is already complete if a retained
          * event answered it.
          *
+         * The future fails at once, with {@link PurgatoryFullException}, if {@code maxPending} waits
+         * are pending, or with {@link IllegalStateException} if the waits are closed.
+         *
          * @throws NullPointerException if {@code timeout} is null
-         * @throws IllegalStateException if the waits are closed
-         * @throws PurgatoryFullException if {@code maxPending} waits are pending
          */
         public CompletableFuture<V> await(Duration timeout) {
             return waits.submit(key, keys, timeout, until, fallback, atLeast);

@@ -3,6 +3,7 @@ package io.purgatory;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -32,7 +33,7 @@ public final class KeyedWaitsBuilder {
      * @throws IllegalArgumentException if {@code window} is not positive or {@code maxEntries} is below 1
      */
     public KeyedWaitsBuilder retainEvents(Duration window, int maxEntries) {
-        long windowMs = Durations.toMillis(window, "window");
+        long windowMs = Timer.toMs(Objects.requireNonNull(window, "window"));
         if (windowMs <= 0) {
             throw new IllegalArgumentException("window must be positive: " + window);
         }
@@ -55,7 +56,7 @@ public final class KeyedWaitsBuilder {
      * @throws IllegalArgumentException if {@code window} is not positive or {@code maxKeys} is below 1
      */
     public KeyedWaitsBuilder lateEvents(Duration window, int maxKeys) {
-        long windowMs = Durations.toMillis(window, "window");
+        long windowMs = Timer.toMs(Objects.requireNonNull(window, "window"));
         if (windowMs <= 0) {
             throw new IllegalArgumentException("window must be positive: " + window);
         }
@@ -98,6 +99,16 @@ public final class KeyedWaitsBuilder {
     }
 
     /**
+     * The tick, wheel size and back-pressure of the waits' own timer (see
+     * {@link PurgatoryBuilder#timerSettings}: with back-pressure, {@code await} waits for expiries to
+     * catch up before it is taken; {@code complete} and the windows of early and late events never do).
+     */
+    public KeyedWaitsBuilder timerSettings(TimerSettings timerSettings) {
+        settings.timerSettings(timerSettings);
+        return this;
+    }
+
+    /**
      * The clock of the own timer and of the duration metrics (see {@link PurgatoryBuilder#clock}:
      * a {@link io.purgatory.timer.ManualClock} is refused; use {@link #timer} with a
      * {@link ManualTimer} for tests).
@@ -131,7 +142,8 @@ public final class KeyedWaitsBuilder {
         return this;
     }
 
-    /** At most this many pending waits; beyond, {@code await} throws {@link PurgatoryFullException}. */
+    /** At most this many pending waits; beyond,
+            {@code await} returns a future failed with {@link PurgatoryFullException}. */
     public KeyedWaitsBuilder maxPending(int maxPending) {
         settings.maxPending(maxPending);
         return this;

@@ -1,6 +1,10 @@
 package io.purgatory;
 
 import io.purgatory.OperationErrorHandler.Callback;
+import io.purgatory.internal.Engine;
+import io.purgatory.internal.KeyedEvents;
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.PurgatoryCounters;
 
 /**
  * The live readings of one purgatory (or of one {@link KeyedWaits}), for a
@@ -10,20 +14,20 @@ import io.purgatory.OperationErrorHandler.Callback;
  */
 public final class MetricsSource {
 
-    private final String name;
+    private final Engine engine;
     private final PurgatoryCounters counters;
-    /** A facade's readings of early events, or null. */
-    private final EventReadings events;
+    /** The events of keyed waits, or null. */
+    private final KeyedEvents<?> events;
 
-    MetricsSource(String name, PurgatoryCounters counters, EventReadings events) {
-        this.name = name;
-        this.counters = counters;
+    MetricsSource(Engine engine, KeyedEvents<?> events) {
+        this.engine = engine;
+        this.counters = engine.counters();
         this.events = events;
     }
 
     /** The purgatory's name: the one tag its metrics carry. Never a key. */
     public String name() {
-        return name;
+        return engine.name();
     }
 
     /** Operations watched and not yet settled (a gauge). */
@@ -57,17 +61,17 @@ public final class MetricsSource {
 
     /** Operations expired. */
     public long expired() {
-        return counters.settled(Outcome.EXPIRED);
+        return counters.settled(OperationState.EXPIRED);
     }
 
     /** Operations cancelled. */
     public long cancelled() {
-        return counters.settled(Outcome.CANCELLED);
+        return counters.settled(OperationState.CANCELLED);
     }
 
     /** Calls of {@code callback} that threw. */
     public long callbackErrors(Callback callback) {
-        return counters.callbackErrors(callback);
+        return counters.callbackErrors(callback.ordinal());
     }
 
     /** Submissions refused because the purgatory was full. */
@@ -82,7 +86,7 @@ public final class MetricsSource {
 
     /** Expirations the expiration executor refused; they ran on the timer's thread (see {@link PurgatoryStats}). */
     public long expirationsRefused() {
-        return counters.expirationsRefusedCount();
+        return engine.expirationsRefused();
     }
 
     /** Whether this is a {@link KeyedWaits} that retains early events: the three reads below are then live. */

@@ -3,17 +3,17 @@ package io.purgatory;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerGeometry;
-import java.time.Duration;
+import io.purgatory.timer.TimerSettings;
 import java.util.concurrent.Executor;
 
 /**
  * Builds a {@link DelayedOperationPurgatory}: {@code DelayedOperationPurgatory<MyOp> p =
  * DelayedOperationPurgatory.builder("name").maxPending(10_000).build();}, the operation type
- * inferred from the assignment. Defaults are Kafka's: the purgatory's own timer
- * (1 ms tick, 20 buckets per wheel), 512 shards, purge interval 1000, reaper on, timer on; plus
- * ours: no limit on pending operations, operations expired on close, errors to the process-wide
- * handler ({@link OperationErrorHandler#processDefault()}: logged), no metrics.
+ * inferred from the assignment. Defaults are Kafka's where it has them: the purgatory's own timer
+ * ({@link TimerSettings#DEFAULT}), 512 shards, reaper on, timer on; plus ours: no limit on pending
+ * operations, operations expired on close, errors to the process-wide handler
+ * ({@link OperationErrorHandler#processDefault()}: logged), no metrics. A setting that cannot
+ * apply beside another is refused at {@code build()}, naming both.
  * Not thread-safe.
  *
  * <p>For deterministic tests, give it a {@link ManualTimer}: the test then moves time with
@@ -50,54 +50,25 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      * executor with the other purgatories on it, instead of a set of its own. The purgatory keeps
      * its own name, counters, metrics and close; the runtime closes it if it is still open when the
      * runtime closes. Not combinable with the settings of the purgatory's own timer ({@code timer},
-     * {@code tickMs}, {@code wheelSize}, {@code geometry}, {@code expirationExecutor}, {@code clock},
-     * {@code timerEnabled(false)}, {@code reaperEnabled(false)}).
+     * {@code timerSettings}, {@code expirationExecutor}, {@code clock}, {@code timerEnabled(false)},
+     * {@code reaperEnabled(false)}).
      */
     public PurgatoryBuilder<T> runtime(PurgatoryRuntime runtime) {
         settings.runtime(runtime);
         return this;
     }
 
-    /** Tick of the purgatory's own timer, in ms (default 1; bounds as {@link TimerGeometry}'s). */
-    public PurgatoryBuilder<T> tickMs(long tickMs) {
-        settings.geometry(settings.geometry().withTickMs(tickMs), "tickMs");
-        return this;
-    }
-
     /**
-     * Tick of the purgatory's own timer (default 1 ms), in ms by the duration rule of {@link Timer}
-     * (rounded up); bounds as {@link TimerGeometry}'s.
-     *
-     * @throws NullPointerException if {@code tick} is null
+     * The tick, wheel size and back-pressure of the purgatory's own timer (default
+     * {@link TimerSettings#DEFAULT}: a 1 ms tick, 1024 buckets, no back-pressure). With
+     * back-pressure ({@link TimerSettings#withBackPressure}), while its expiries run more than the
+     * bound behind their deadlines, a submission waits (at most the bound per call) before it is
+     * taken, so a thread submitting faster than the purgatory can expire slows down and expiry
+     * lateness stays near the bound. It blocks the submitting thread: never use it on an event
+     * loop. The purgatory's own threads never wait, nor does anything it puts on the timer.
      */
-    public PurgatoryBuilder<T> tick(Duration tick) {
-        return tickMs(Durations.toMillis(tick, "tick"));
-    }
-
-    /** Buckets per wheel of the purgatory's own timer (default 1024; bounds as {@link TimerGeometry}'s). */
-    public PurgatoryBuilder<T> wheelSize(int wheelSize) {
-        settings.geometry(settings.geometry().withWheelSize(wheelSize), "wheelSize");
-        return this;
-    }
-
-    /** Tick and wheel size of the purgatory's own timer (default {@link TimerGeometry#DEFAULT}). */
-    public PurgatoryBuilder<T> geometry(TimerGeometry geometry) {
-        settings.geometry(geometry, "geometry");
-        return this;
-    }
-
-    /**
-     * Back-pressure on the purgatory's own timer ({@link io.purgatory.timer.SystemTimer.Builder#backPressure}):
-     * while its expiries run more than {@code lag} behind their deadlines, a submission that puts an
-     * operation on the timer waits (at most {@code lag} per call) for them to catch up, so a thread
-     * submitting faster than the purgatory can expire slows down and expiry lateness stays near
-     * {@code lag}. The purgatory's own threads never wait. Default: none, a submission never waits.
-     *
-     * @throws NullPointerException if {@code lag} is null
-     * @throws IllegalArgumentException if {@code lag} is not positive
-     */
-    public PurgatoryBuilder<T> backPressure(Duration lag) {
-        settings.backPressure(lag);
+    public PurgatoryBuilder<T> timerSettings(TimerSettings timerSettings) {
+        settings.timerSettings(timerSettings);
         return this;
     }
 
@@ -107,12 +78,6 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      */
     public PurgatoryBuilder<T> shards(int shards) {
         settings.shards(shards);
-        return this;
-    }
-
-    /** Operations settled between two purges, when a purge is needed at all (default 1000). */
-    public PurgatoryBuilder<T> purgeInterval(int purgeInterval) {
-        settings.purgeInterval(purgeInterval);
         return this;
     }
 
@@ -127,7 +92,7 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
 
     /** Whether operations are put on a timer at all; without one they never expire (default true). */
     public PurgatoryBuilder<T> timerEnabled(boolean timerEnabled) {
-        settings.timerEnabled = timerEnabled;
+        settings.timerEnabled(timerEnabled);
         return this;
     }
 

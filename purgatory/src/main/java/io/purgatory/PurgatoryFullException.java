@@ -12,7 +12,8 @@ public final class PurgatoryFullException extends RuntimeException {
     /** The limit that was reached. */
     private final int maxPending;
 
-    PurgatoryFullException(String purgatory, int maxPending) {
+    /** The refusal of a submission to the purgatory named {@code purgatory}, full at {@code maxPending}. */
+    public PurgatoryFullException(String purgatory, int maxPending) {
         super("purgatory '" + purgatory + "' is full: " + maxPending + " operations pending (maxPending="
                 + maxPending + ")");
         this.maxPending = maxPending;

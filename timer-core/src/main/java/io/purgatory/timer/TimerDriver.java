@@ -59,23 +59,38 @@ public final class TimerDriver implements AutoCloseable {
     /** Stops the thread, waiting for it unless called from it; the timer stays open. Idempotent. */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        close(Long.MAX_VALUE);
+    }
+
+    /**
+     * Stops the thread, waiting at most {@code timeoutMs} for it (0: not at all; never when called
+     * from it); the timer stays open. Idempotent. Returns true iff the thread has stopped.
+     */
+    public boolean close(long timeoutMs) {
+        if (closed.compareAndSet(false, true)) {
+            thread.interrupt();
         }
-        thread.interrupt();
-        if (Thread.currentThread() != thread) {
-            boolean interrupted = false;
-            while (thread.isAlive()) {
+        if (Thread.currentThread() == thread) {
+            return false;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(timeoutMs,
+                Long.MAX_VALUE / 2_000_000));
+        boolean interrupted = false;
+        try {
+            for (long left = timeoutMs; thread.isAlive() && left > 0; ) {
                 try {
-                    thread.join();
+                    thread.join(left);
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
+                left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             }
+        } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+        return !thread.isAlive();
     }
 
     /** True iff the calling thread is this driver's thread. */

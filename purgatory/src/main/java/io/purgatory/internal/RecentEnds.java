@@ -1,8 +1,7 @@
-package io.purgatory;
+package io.purgatory.internal;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 
-import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -15,7 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
  * leaves when its window ends, by an entry on the waits' own timer. O(1) per end and per lookup;
  * thread-safe, one monitor held around map changes and reads only.
  */
-final class RecentEnds {
+public final class RecentEnds {
 
     /*
      * Implementation notes.
@@ -23,34 +22,34 @@ final class RecentEnds {
      * (X4) `ends` holds exactly the keys remembered, oldest end first (a key's newer end replaces
      *      its older one and moves to the end), at most maxKeys of them; each one it holds has its
      *      expiry on the timer, and one it no longer holds has none. The same shape as the early
-     *      events' map (X1), for the same reason: memory bounded by count and by time.
+     *      events' map (X1), for the same reason: memory bounded by count and by time. Its window
+     *      is scheduled outside the monitor, as the early events' (X6).
      */
 
     private final String name;
     private final long windowMs;
     private final int maxKeys;
-    private final Timer timer;
+    private final RuntimeCore runtime;
     @GuardedBy("this")
     private final LinkedHashMap<Object, End> ends = new LinkedHashMap<>();
     private final LongAdder forgotten = new LongAdder();
     @GuardedBy("this")
     private boolean closed;
 
-    RecentEnds(String name, long windowMs, int maxKeys, Timer timer) {
+    RecentEnds(String name, long windowMs, int maxKeys, RuntimeCore runtime) {
         this.name = name;
         this.windowMs = windowMs;
         this.maxKeys = maxKeys;
-        this.timer = timer;
+        this.runtime = runtime;
     }
 
     /**
-     * A wait on {@code key} timed out or was cancelled now: remember it for the window (X4). The
-     * window's end is scheduled before the monitor is taken, as the early events' (X6).
+     * A wait on {@code key} timed out or was cancelled now: remember it for the window (X4).
      */
-    void ended(Object key) {
+    public void ended(Object key) {
         End end = new End(this, key, windowMs);
         try {
-            timer.add(end);
+            runtime.schedule(end);
         } catch (IllegalStateException timerClosed) {
             return; // the timer could never end its window: remember nothing
         } catch (RuntimeException | Error timerFailure) { // a timer of the user's that throws
@@ -99,12 +98,12 @@ final class RecentEnds {
     }
 
     /** Keys remembered now. */
-    synchronized int size() {
+    public synchronized int size() {
         return ends.size();
     }
 
     /** Ends forgotten before their window ended, because too many keys were remembered. */
-    long forgotten() {
+    public long forgotten() {
         return forgotten.sum();
     }
 
@@ -114,13 +113,7 @@ final class RecentEnds {
 
     private synchronized void expire(End end) {
         end.ended = true; // (X6)
-        try {
-            if (ends.remove(end.key, end)) {
-                return;
-            }
-        } catch (RuntimeException | Error keyFailure) { // the key's hashCode or equals threw: walk instead (X7)
-        }
-        ends.values().removeIf(remembered -> remembered == end); // its hash changed, or it was not put yet (X7)
+        ends.remove(end.key, end);
     }
 
     /** A remembered end, and its expiry on the timer. */

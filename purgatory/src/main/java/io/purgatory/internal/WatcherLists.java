@@ -1,4 +1,4 @@
-package io.purgatory;
+package io.purgatory.internal;
 
 /**
  * An engine's watcher lists: a fixed, power-of-two number of them, each guarding the watch lists

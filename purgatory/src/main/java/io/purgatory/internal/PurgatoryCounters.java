@@ -1,13 +1,12 @@
-package io.purgatory;
+package io.purgatory.internal;
 
-import io.purgatory.OperationErrorHandler.Callback;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A purgatory's counters: one adder bumped per event on the hot paths, O(1) to read (a few sums
  * over at most #CPU cells each). The gauges are derived from the event counts.
  */
-final class PurgatoryCounters {
+public final class PurgatoryCounters {
 
     /*
      * Implementation notes.
@@ -17,7 +16,7 @@ final class PurgatoryCounters {
      * (C2) entries = pending + extraEntries, where extraEntries sums (keys - 1) over the pending
      *      operations: a single-key operation never touches it.
      * (C3) keys = keyLists - emptyLists: emptyLists counts the empty lists still in the shards'
-     *      maps (kept for reuse, or lingering because a key's removal failed), lingeringLists the latter alone.
+     *      maps (WatcherList K5).
      * Sums taken while others update may be momentarily off by the updates in flight (as any
      * LongAdder sum); the readers clamp at 0. In quiescence they are exact.
      */
@@ -26,13 +25,12 @@ final class PurgatoryCounters {
     private final LongAdder extraEntries = new LongAdder();
     private final LongAdder keyLists = new LongAdder();
     private final LongAdder emptyLists = new LongAdder();
-    private final LongAdder lingeringLists = new LongAdder();
-    private final LongAdder[] settledWatched = adders(Outcome.values().length);
-    private final LongAdder[] settledUnwatched = adders(Outcome.values().length);
+    /** Indexed by outcome code - 1. */
+    private final LongAdder[] settledWatched = adders(3);
+    private final LongAdder[] settledUnwatched = adders(3);
     private final LongAdder rejected = new LongAdder();
     private final LongAdder purges = new LongAdder();
-    private final LongAdder expirationsRefused = new LongAdder();
-    private final LongAdder[] callbackErrors = adders(Callback.values().length);
+    private final LongAdder[] callbackErrors = adders(UserCode.CALLBACKS);
 
     // ---- events ----
 
@@ -52,13 +50,13 @@ final class PurgatoryCounters {
         }
     }
 
-    /** An operation is settled; {@code keys} entries were unlinked if it was watched (C1, C2). */
-    void settled(Outcome outcome, boolean wasWatched, int keys) {
+    /** An operation is settled with {@code outcome}; {@code keys} entries were unlinked if it was watched (C1, C2). */
+    void settled(int outcome, boolean wasWatched, int keys) {
         if (!wasWatched) {
-            settledUnwatched[outcome.ordinal()].increment();
+            settledUnwatched[outcome - 1].increment();
             return;
         }
-        settledWatched[outcome.ordinal()].increment();
+        settledWatched[outcome - 1].increment();
         if (keys != 1) {
             extraEntries.add(1 - keys);
         }
@@ -69,20 +67,14 @@ final class PurgatoryCounters {
         keyLists.increment();
     }
 
-    /** A key's list emptied and stays mapped: kept for reuse, or lingering if its removal failed (C3). */
-    void keyListEmptied(boolean lingering) {
+    /** A key's list emptied and stays mapped (C3). */
+    void keyListEmptied() {
         emptyLists.increment();
-        if (lingering) {
-            lingeringLists.increment();
-        }
     }
 
     /** An empty list still mapped got an operation again (C3). */
-    void keyListRefilled(boolean wasLingering) {
+    void keyListRefilled() {
         emptyLists.decrement();
-        if (wasLingering) {
-            lingeringLists.decrement();
-        }
     }
 
     /** A key's list left the map on its last unwatch (C3). */
@@ -90,13 +82,10 @@ final class PurgatoryCounters {
         keyLists.decrement();
     }
 
-    /** A purge swept an empty list from the map: one kept for reuse, or a lingering one (C3). */
-    void keyListSwept(boolean lingering) {
+    /** A purge swept an empty list from the map (C3). */
+    void keyListSwept() {
         keyLists.decrement();
         emptyLists.decrement();
-        if (lingering) {
-            lingeringLists.decrement();
-        }
     }
 
     void purged() {
@@ -107,80 +96,64 @@ final class PurgatoryCounters {
         rejected.increment();
     }
 
-    void expirationRefused() {
-        expirationsRefused.increment();
-    }
-
-    void callbackFailed(Callback callback) {
-        callbackErrors[callback.ordinal()].increment();
+    void callbackFailed(int callback) {
+        callbackErrors[callback].increment();
     }
 
     // ---- reads, O(1) ----
 
     /** Operations watched and not yet settled (C1). */
-    long pending() {
+    public long pending() {
         return watched.sum() - settledWatched[0].sum() - settledWatched[1].sum() - settledWatched[2].sum();
     }
 
     /** Watch entries (C2). */
-    long entries() {
+    public long entries() {
         return pending() + extraEntries.sum();
     }
 
     /** Keys with a non-empty list (C3). */
-    long keys() {
+    public long keys() {
         return keyLists.sum() - emptyLists.sum();
     }
 
-    /** Empty lists still mapped, kept or lingering (C3). */
-    long emptyLists() {
+    /** Empty lists still mapped (C3). */
+    public long emptyLists() {
         return emptyLists.sum();
     }
 
-    long lingeringLists() {
-        return lingeringLists.sum();
+    /** Settles with outcome code {@code outcome}, watched or not. */
+    public long settled(int outcome) {
+        return settledWatched[outcome - 1].sum() + settledUnwatched[outcome - 1].sum();
     }
 
-    /** Settles of {@code outcome}, watched or not. */
-    long settled(Outcome outcome) {
-        return settledWatched[outcome.ordinal()].sum() + settledUnwatched[outcome.ordinal()].sum();
-    }
-
-    long completedAtOnce() {
-        return settledUnwatched[Outcome.COMPLETED.ordinal()].sum();
+    /** Completions by the first try, never watched. */
+    public long completedAtOnce() {
+        return settledUnwatched[OperationState.COMPLETED - 1].sum();
     }
 
     /** Completions of watched operations. */
-    long completedWatched() {
-        return settledWatched[Outcome.COMPLETED.ordinal()].sum();
+    public long completedWatched() {
+        return settledWatched[OperationState.COMPLETED - 1].sum();
     }
 
-    /** Every settle so far, watched or not. */
-    long settledTotal() {
-        long total = 0;
-        for (Outcome outcome : Outcome.values()) {
-            total += settled(outcome);
-        }
-        return total;
-    }
-
-    long rejectedCount() {
+    /** Submissions refused for capacity. */
+    public long rejectedCount() {
         return rejected.sum();
     }
 
-    long purgeCount() {
+    /** Purges run. */
+    public long purgeCount() {
         return purges.sum();
     }
 
-    long expirationsRefusedCount() {
-        return expirationsRefused.sum();
+    /** Failures of callback {@code callback} (UserCode's codes). */
+    public long callbackErrors(int callback) {
+        return callbackErrors[callback].sum();
     }
 
-    long callbackErrors(Callback callback) {
-        return callbackErrors[callback.ordinal()].sum();
-    }
-
-    long callbackErrorTotal() {
+    /** Failures of every callback. */
+    public long callbackErrorTotal() {
         long total = 0;
         for (LongAdder a : callbackErrors) {
             total += a.sum();
@@ -188,14 +161,8 @@ final class PurgatoryCounters {
         return total;
     }
 
-    /** A snapshot for {@code stats()}; each read O(1). */
-    PurgatoryStats snapshot(String name) {
-        return new PurgatoryStats(name, toInt(pending()), toInt(entries()), toInt(keys()), completedWatched(),
-                completedAtOnce(), settled(Outcome.EXPIRED), settled(Outcome.CANCELLED), callbackErrorTotal(),
-                rejectedCount(), purgeCount(), expirationsRefusedCount());
-    }
-
-    static int toInt(long v) {
+    /** {@code v} as an int gauge: clamped to 0 and Integer.MAX_VALUE. */
+    public static int toInt(long v) {
         return v > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.max(v, 0);
     }
 

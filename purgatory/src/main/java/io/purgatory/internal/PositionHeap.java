@@ -1,4 +1,4 @@
-package io.purgatory;
+package io.purgatory.internal;
 
 import java.util.Arrays;
 
@@ -62,9 +62,11 @@ final class PositionHeap {
         return countReached(0, position);
     }
 
-    /** Copies every node into {@code into} from {@code at}. */
-    void copyTo(WatchLink[] into, int at) {
-        System.arraycopy(nodes, 0, into, at, size);
+    /** Copies every node's operation into {@code into} from {@code at}. */
+    void copyTo(Operation[] into, int at) {
+        for (int i = 0; i < size; i++) {
+            into[at + i] = nodes[i].operation;
+        }
     }
 
     PositionNode node(int i) {

@@ -1,8 +1,7 @@
-package io.purgatory;
+package io.purgatory.internal;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 
-import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerTask;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -16,7 +15,7 @@ import java.util.function.BiConsumer;
  * leaves when its window ends, by an entry on the waits' own timer; one that leaves having
  * answered no wait is handed to the {@code unused} sink once. O(1) per event; thread-safe.
  */
-final class EventRetention<V> {
+public final class EventRetention<V> {
 
     /*
      * Implementation notes.
@@ -38,18 +37,15 @@ final class EventRetention<V> {
      *      makes an event unused hands it out, exactly once, to the sink, called after the
      *      monitor is released. An event dropped by close() is never handed out.
      * (X6) The end of an event's window is scheduled before the monitor is taken, never under it:
-     *      a timer with back-pressure may make that add wait, and the timer's own threads end
-     *      other windows under this monitor. A window that ends before its event is put leaves
-     *      it out of the map (`ended`), as if it had been put and had left at once.
-     * (X7) The end of a window takes its entry out without trusting the key: a key whose
-     *      hashCode or equals throws then, or whose hash changed since the put, is found by a walk
-     *      of the map, so no entry outlives its window (X1).
+     *      a schedule may run due entries on this thread (a helping drain), and those end other
+     *      windows under this monitor. A window that ends before its event is put leaves it out of
+     *      the map (`ended`), as if it had been put and had left at once.
      */
 
     private final String name;
     private final long windowMs;
     private final int maxEntries;
-    private final Timer timer;
+    private final RuntimeCore runtime;
     private final BiConsumer<Object, Object> unused;
     @GuardedBy("this")
     private final LinkedHashMap<Object, Event<V>> events = new LinkedHashMap<>();
@@ -59,11 +55,11 @@ final class EventRetention<V> {
     private boolean closed;
 
     /** Retention for {@code windowMs}, at most {@code maxEntries} keys; {@code unused} gets each unused event (X3). */
-    EventRetention(String name, long windowMs, int maxEntries, Timer timer, BiConsumer<Object, Object> unused) {
+    EventRetention(String name, long windowMs, int maxEntries, RuntimeCore runtime, BiConsumer<Object, Object> unused) {
         this.name = name;
         this.windowMs = windowMs;
         this.maxEntries = maxEntries;
-        this.timer = timer;
+        this.runtime = runtime;
         this.unused = unused;
     }
 
@@ -113,7 +109,7 @@ final class EventRetention<V> {
     }
 
     /** {@code key}'s retained event, held by the caller until it calls {@link #release} (X3); or null. */
-    synchronized Event<V> hold(Object key) {
+    public synchronized Event<V> hold(Object key) {
         Event<V> event = events.get(key);
         if (event != null) {
             event.holders++;
@@ -122,7 +118,7 @@ final class EventRetention<V> {
     }
 
     /** The caller no longer holds {@code event}; {@code accounted} if it answered a wait or was told late (X3). */
-    void release(Event<V> event, boolean accounted) {
+    public void release(Event<V> event, boolean accounted) {
         Event<V> now;
         synchronized (this) {
             event.holders--;
@@ -133,7 +129,7 @@ final class EventRetention<V> {
     }
 
     /** A wait was answered at registration by a retained event. */
-    void hit() {
+    public void hit() {
         hits.increment();
     }
 
@@ -146,20 +142,21 @@ final class EventRetention<V> {
         events.clear();
     }
 
-    long windowMs() {
+    /** How long an event is retained. */
+    public long windowMs() {
         return windowMs;
     }
 
     /** Events retained now. */
-    synchronized int size() {
+    public synchronized int size() {
         return events.size();
     }
 
-    long hits() {
+    public long hits() {
         return hits.sum();
     }
 
-    long evicted() {
+    public long evicted() {
         return evicted.sum();
     }
 
@@ -168,7 +165,7 @@ final class EventRetention<V> {
         Event<V> now;
         synchronized (this) {
             event.ended = true; // (X6)
-            if (event.left || !removeFromMap(event)) {
+            if (event.left || !events.remove(event.key, event)) {
                 return; // it left already (replaced, evicted, closed), or was not put yet (X6)
             }
             event.left = true;
@@ -178,34 +175,13 @@ final class EventRetention<V> {
     }
 
     /**
-     * Takes {@code event} out of the map without trusting its key: by the key, else (its hashCode
-     * or equals threw, or its hash changed since the put) by a walk of the map (X7).
-     */
-    @GuardedBy("this")
-    private boolean removeFromMap(Event<V> event) {
-        try {
-            if (events.remove(event.key, event)) {
-                return true;
-            }
-        } catch (RuntimeException | Error keyFailure) { // the key's hashCode or equals threw: walk instead
-        }
-        for (Iterator<Event<V>> it = events.values().iterator(); it.hasNext(); ) {
-            if (it.next() == event) {
-                it.remove();
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
      * Schedules the end of {@code event}'s window, outside the monitor (X6); false if the timer
      * will not take it (closed, or a timer of the user's that throws): the event is then not
      * retained, and the waits are still answered.
      */
     private boolean schedule(Event<V> event) {
         try {
-            timer.add(event);
+            runtime.schedule(event);
             return true;
         } catch (IllegalStateException timerClosed) {
             return false; // the timer could never end its window: keep nothing
@@ -243,7 +219,7 @@ final class EventRetention<V> {
      * A retained event, and its expiry on the timer. Its holders and flags are guarded by its
      * retention's monitor (X3).
      */
-    static final class Event<V> extends TimerTask {
+    public static final class Event<V> extends TimerTask {
         private final EventRetention<V> retention;
         private final Object key;
         private final V value;
@@ -266,11 +242,13 @@ final class EventRetention<V> {
             this.holders = 1; // its creator's, the caller of complete (X3)
         }
 
-        V value() {
+        /** The event's value. */
+        public V value() {
             return value;
         }
 
-        long position() {
+        /** The event's position, or Long.MIN_VALUE. */
+        public long position() {
             return position;
         }
 

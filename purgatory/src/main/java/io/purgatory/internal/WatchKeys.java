@@ -1,4 +1,4 @@
-package io.purgatory;
+package io.purgatory.internal;
 
 import java.util.Arrays;
 import java.util.Collection;
@@ -7,37 +7,39 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Validation of the watch keys given to {@link DelayedOperationPurgatory#tryCompleteElseWatch}:
- * no null, a hashCode that does not throw, duplicates dropped in order. A bad key set is refused
- * before the operation is touched.
+ * Validation of the watch keys given to a purgatory: no null, duplicates dropped in order. A bad
+ * key set is refused before the operation is touched.
  */
-final class WatchKeys {
+public final class WatchKeys {
 
     private static final int SMALL_KEY_SET = 8;
 
     private WatchKeys() {
     }
 
-    /** Validates a key: not null, and its hashCode does not throw. */
-    static Object check(Object key, int index) {
+    /**
+     * {@code key}, at {@code index} of the keys given.
+     *
+     * @throws NullPointerException naming the keys and the index if it is null
+     */
+    public static Object check(Object key, int index) {
         if (key == null) {
             throw new NullPointerException("watchKeys contains null (at index " + index + ")");
-        }
-        try {
-            int unused = key.hashCode(); // only to see that it does not throw
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("hashCode() of watch key at index " + index + " threw: " + e, e);
         }
         return key;
     }
 
     /** Validates and returns the one key of {@code watchKeys}, a collection of size 1. */
-    static Object only(Collection<?> watchKeys) {
+    public static Object only(Collection<?> watchKeys) {
         return check(watchKeys instanceof List<?> list ? list.get(0) : watchKeys.iterator().next(), 0);
     }
 
-    /** Validates the keys (each hashed once) and drops duplicates, keeping their order. */
-    static Object[] distinct(Collection<?> watchKeys) {
+    /**
+     * Validates the keys and drops duplicates, keeping their order.
+     *
+     * @throws IllegalArgumentException if there are none, or a key's equals or hashCode throws
+     */
+    public static Object[] distinct(Collection<?> watchKeys) {
         Object[] keys = Objects.requireNonNull(watchKeys, "watchKeys").toArray();
         if (keys.length == 0) {
             throw new IllegalArgumentException("watchKeys must not be empty");

@@ -1,7 +1,5 @@
-package io.purgatory;
+package io.purgatory.internal;
 
-import io.purgatory.UnansweredEventListener.Kind;
-import io.purgatory.timer.Timer;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -10,7 +8,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the user's {@link UnansweredEventListener} if there is one (called like any user code: whatever
  * it throws is logged). Also the facade's metrics readings. O(1) per event; thread-safe.
  */
-final class KeyedEvents<V> implements EventReadings {
+public final class KeyedEvents<V> {
 
     /*
      * Implementation notes.
@@ -23,7 +21,7 @@ final class KeyedEvents<V> implements EventReadings {
      */
 
     private final String name;
-    private final UnansweredEventListener listener;
+    private final UserCode.EventListener listener;
     /** The early events, or null. */
     private final EventRetention<V> retention;
     /** The recent ends of waits, or null: no event is then late. */
@@ -36,17 +34,17 @@ final class KeyedEvents<V> implements EventReadings {
      * {@code retainWindowMs} if positive, ends remembered for {@code lateWindowMs} if positive;
      * {@code listener} may be null.
      */
-    KeyedEvents(String name, Timer timer, long retainWindowMs, int retainMaxEntries, long lateWindowMs,
-                int lateMaxKeys, UnansweredEventListener listener) {
+    public KeyedEvents(String name, RuntimeCore runtime, long retainWindowMs, int retainMaxEntries, long lateWindowMs,
+                       int lateMaxKeys, UserCode.EventListener listener) {
         this.name = name;
         this.listener = listener;
         this.retention = retainWindowMs > 0
-                ? new EventRetention<>(name, retainWindowMs, retainMaxEntries, timer, this::unused) : null;
-        this.ends = lateWindowMs > 0 ? new RecentEnds(name, lateWindowMs, lateMaxKeys, timer) : null;
+                ? new EventRetention<>(name, retainWindowMs, retainMaxEntries, runtime, this::unused) : null;
+        this.ends = lateWindowMs > 0 ? new RecentEnds(name, lateWindowMs, lateMaxKeys, runtime) : null;
     }
 
     /** An event arrives: retained if early events are on; returns it, held (X3), or null. Before the visit (X2). */
-    EventRetention.Event<V> arriving(Object key, V value, long position) {
+    public EventRetention.Event<V> arriving(Object key, V value, long position) {
         return retention == null ? null : retention.retain(key, value, position);
     }
 
@@ -54,14 +52,14 @@ final class KeyedEvents<V> implements EventReadings {
      * The event {@code value} for {@code key} answered {@code answered} waits; {@code kept} is
      * what {@link #arriving} returned, released here (X3, X5).
      */
-    void handedOver(Object key, V value, int answered, EventRetention.Event<V> kept) {
+    public void handedOver(Object key, V value, int answered, EventRetention.Event<V> kept) {
         boolean accounted = answered > 0;
         try {
             if (!accounted) {
                 if (ends != null && ends.endedRecently(key)) {
                     accounted = true;
                     late.increment();
-                    tell(key, value, Kind.LATE);
+                    tell(key, value, true);
                 } else if (kept == null) {
                     unused(key, value);
                 }
@@ -74,24 +72,24 @@ final class KeyedEvents<V> implements EventReadings {
     }
 
     /** The visit of an event failed (its key threw): {@code kept} is released, told nothing (X5). */
-    void notHandedOver(EventRetention.Event<V> kept) {
+    public void notHandedOver(EventRetention.Event<V> kept) {
         if (kept != null) {
             retention.release(kept, true);
         }
     }
 
     /** The early events, or null. */
-    EventRetention<V> retention() {
+    public EventRetention<V> retention() {
         return retention;
     }
 
     /** The recent ends of waits, or null. */
-    RecentEnds ends() {
+    public RecentEnds ends() {
         return ends;
     }
 
     /** Drops the early events and the recent ends; nothing is told after (X3). */
-    void close() {
+    public void close() {
         if (retention != null) {
             retention.close();
         }
@@ -100,32 +98,32 @@ final class KeyedEvents<V> implements EventReadings {
         }
     }
 
-    @Override
+    /** Whether early events are retained. */
     public boolean retains() {
         return retention != null;
     }
 
-    @Override
+    /** Early events retained now. */
     public long retained() {
         return retention == null ? 0 : retention.size();
     }
 
-    @Override
+    /** Waits answered at registration by a retained event. */
     public long hits() {
         return retention == null ? 0 : retention.hits();
     }
 
-    @Override
+    /** Retained events dropped before their window ended, for capacity. */
     public long evicted() {
         return retention == null ? 0 : retention.evicted();
     }
 
-    @Override
+    /** Events that answered no wait and were not late. */
     public long unanswered() {
         return unanswered.sum();
     }
 
-    @Override
+    /** Events that answered no wait, arriving after a wait on their key ended. */
     public long late() {
         return late.sum();
     }
@@ -133,24 +131,15 @@ final class KeyedEvents<V> implements EventReadings {
     /** An event answered no wait and was not late: on arrival, or as it left the retention unused (X3, X5). */
     private void unused(Object key, Object value) {
         unanswered.increment();
-        tell(key, value, Kind.UNANSWERED);
+        tell(key, value, false);
     }
 
-    /** Tells the listener, if any; whatever it throws is logged and goes no further. */
-    private void tell(Object key, Object value, Kind kind) {
-        UnansweredEventListener l = listener;
-        if (l == null) {
-            return;
-        }
-        try {
-            l.onUnanswered(name, key, value, kind);
-        } catch (Throwable error) {
-            try {
-                UserCode.log(name, "its UnansweredEventListener threw; the " + kind + " event is counted regardless",
-                        error);
-            } catch (Throwable reportFailed) {
-                // the stack ran out while reporting: the failure is dropped, never thrown
-            }
+    /** Tells the listener, if any; whatever it throws is logged and goes no further (UserCode U1). */
+    private void tell(Object key, Object value, boolean late) {
+        UserCode.EventListener l = listener;
+        if (l != null) {
+            UserCode.run(() -> l.unanswered(name, key, value, late), name, "its UnansweredEventListener threw; the "
+                    + (late ? "late" : "unanswered") + " event is counted regardless");
         }
     }
 }

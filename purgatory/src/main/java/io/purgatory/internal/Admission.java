@@ -1,5 +1,6 @@
-package io.purgatory;
+package io.purgatory.internal;
 
+import io.purgatory.PurgatoryFullException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**

@@ -1,9 +1,9 @@
-package io.purgatory;
+package io.purgatory.internal;
 
 import io.purgatory.timer.Clock;
-import io.purgatory.timer.Timer;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A purgatory's binding to a metrics system: bound at most once, closed once, and what it records
@@ -13,16 +13,14 @@ import java.util.concurrent.TimeUnit;
 final class MetricsBinding {
 
     private final String name;
-    private final PurgatoryCounters counters;
     private final Clock clock;
-    /** Null until bound, and again once closed; written by the engine under its close lock. */
-    private volatile MetricsRecorder recorder;
-    /** True while a factory creates the recorder: another bind meanwhile is refused. Under the close lock. */
+    /** Null until bound, and again once closed; written under the close's lock. */
+    private volatile UserCode.Recorder recorder;
+    /** True while a factory creates the recorder: another bind meanwhile is refused. Under the close's lock. */
     private boolean binding;
 
-    MetricsBinding(String name, PurgatoryCounters counters, Clock clock) {
+    MetricsBinding(String name, Clock clock) {
         this.name = name;
-        this.counters = counters;
         this.clock = clock;
     }
 
@@ -36,8 +34,8 @@ final class MetricsBinding {
     }
 
     /**
-     * The first step of a bind, under the engine's close lock: refuses a second bind, and one from
-     * inside a factory (a factory that calls back into the purgatory cannot bind twice).
+     * The first step of a bind, under the close's lock: refuses a second bind, and one from inside
+     * a factory.
      *
      * @throws IllegalStateException if bound already, or called from inside a factory
      */
@@ -54,37 +52,34 @@ final class MetricsBinding {
 
     /**
      * The second step, with no lock held, so that a close need not wait for the factory: creates
-     * the recorder with {@code factory}, reading {@code events} too if not null. Whatever the
-     * factory throws reaches the caller.
+     * the recorder. Whatever the factory throws reaches the caller.
      */
-    MetricsRecorder create(MetricsRecorderFactory factory, EventReadings events) {
-        MetricsRecorder created = factory.create(new MetricsSource(name, counters, events));
-        return Objects.requireNonNull(created, () -> "the MetricsRecorderFactory " + factory
-                + " returned no recorder");
+    UserCode.Recorder create(Supplier<UserCode.Recorder> factory) {
+        return Objects.requireNonNull(factory.get(), "the MetricsRecorderFactory returned no recorder");
     }
 
     /**
-     * The last step, under the close lock again: binds {@code created} (null: the factory failed,
-     * nothing is bound), unless the purgatory began to close meanwhile ({@code closed}): then
-     * the recorder is closed and the bind refused.
+     * The last step, under the close's lock again: binds {@code created} (null: the factory
+     * failed), unless the purgatory began to close meanwhile: then the recorder is closed and the
+     * bind refused.
      *
      * @throws IllegalStateException if the purgatory closed while the recorder was created
      */
-    void endBind(MetricsRecorder created, boolean closed) {
+    void endBind(UserCode.Recorder created, boolean closed) {
         binding = false;
         if (created == null) {
             return;
         }
         if (closed) {
-            UserCode.closeRecorder(created, name);
+            UserCode.run(created::close, name, "its MetricsRecorder threw on close; the purgatory closed regardless");
             throw new IllegalStateException("purgatory '" + name + "' closed while its metrics were being bound");
         }
         recorder = created;
     }
 
     /** Records the settle of a watched operation of word {@code state}; lateness for an expiry not made by a close. */
-    void record(DelayedOperation op, Outcome outcome, long state, boolean closing) {
-        MetricsRecorder bound = recorder;
+    void record(Operation op, int outcome, long state, boolean closing) {
+        UserCode.Recorder bound = recorder;
         if (bound == null) {
             return;
         }
@@ -94,8 +89,8 @@ final class MetricsBinding {
             return; // watched before the metrics were bound, or no clock reading: no start to measure from
         }
         long lateness = -1;
-        if (outcome == Outcome.EXPIRED && !closing) { // expired by close() is not late
-            long delayMs = Math.max(0L, Math.min(op.delayMs(), Timer.MAX_DELAY_MS));
+        if (outcome == OperationState.EXPIRED && !closing) { // expired by close() is not late
+            long delayMs = Math.max(0L, Math.min(op.delayMs(), io.purgatory.timer.Timer.MAX_DELAY_MS));
             lateness = Math.max(0L, waited - TimeUnit.MILLISECONDS.toNanos(delayMs));
         }
         UserCode.recordSettled(bound, outcome, waited, lateness, name);
@@ -103,10 +98,10 @@ final class MetricsBinding {
 
     /** Closes the recorder, once; no record follows. */
     void close() {
-        MetricsRecorder bound = recorder;
+        UserCode.Recorder bound = recorder;
         if (bound != null) {
             recorder = null;
-            UserCode.closeRecorder(bound, name);
+            UserCode.run(bound::close, name, "its MetricsRecorder threw on close; the purgatory closed regardless");
         }
     }
 }

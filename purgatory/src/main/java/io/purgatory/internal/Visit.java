@@ -1,11 +1,11 @@
-package io.purgatory;
+package io.purgatory.internal;
 
 /**
  * Which of the operations watching a key a visit reaches ({@link WatcherList#visit}): those
  * watching it plainly always; of those waiting at a position on it, the ones the visit's position
  * reaches.
  */
-enum Visit {
+public enum Visit {
     /** Every operation on the key, whatever its position: a change that is not a move of the position. */
     ALL,
     /**

@@ -1,10 +1,10 @@
-package io.purgatory;
+package io.purgatory.internal;
 
 /**
  * An operation's place on a key where it waits until the key's position reaches {@code position}.
  * Chained with the operation's other nodes as a {@link WatchNode} is. Until the position is
  * reached it is in the key's {@link PositionHeap}; once a positional check has reached it, it is
- * on the key's list, tried as a plainly watched node except by later positional checks.
+ * on the key's list of nodes, tried as a plainly watched node except by later positional checks.
  */
 final class PositionNode extends WatchNode {
 
@@ -17,7 +17,7 @@ final class PositionNode extends WatchNode {
     /** Its index in the heap, ON_LIST or UNLINKED; guarded by the watcher list's lock. */
     int index = UNLINKED;
 
-    PositionNode(DelayedOperation operation, Watchers watchers, long position, WatchNode nextOfOperation) {
+    PositionNode(Operation operation, Watchers watchers, long position, WatchNode nextOfOperation) {
         super(operation, watchers, nextOfOperation);
         this.position = position;
     }

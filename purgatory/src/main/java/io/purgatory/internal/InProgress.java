@@ -1,30 +1,34 @@
-package io.purgatory;
+package io.purgatory.internal;
 
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 
 /**
- * What the current thread is in the middle of: the operations whose claim it holds (a check's or a
- * submission's, with the tries made under it), the tries of operations claimed inside another's
- * claim, and the owners whose expiries it is running. A check that finds the claim of an operation
- * this thread holds is checking its own keys from inside that operation's try
- * ({@link OperationState}); a close never waits for work on its own stack ({@link Closing}).
+ * What the current thread is in the middle of: the operations whose claim it holds (a check's or
+ * a submission's, with the tries made under it), the tries of operations claimed inside another's
+ * claim, the owners whose expiries it runs, and how deep it is in code the library called. It
+ * also keeps the thread's queue of callbacks and its copy buffer, so that a check or a settle
+ * looks the thread up once. A check that finds the claim of an operation this thread holds is
+ * checking its own keys from inside that operation's try ({@link OperationState} O4); a close
+ * never waits while the thread is in code the library called ({@link CloseOnce}).
  */
 final class InProgress {
 
     private static final ThreadLocal<InProgress> CURRENT = ThreadLocal.withInitial(InProgress::new);
 
-    private DelayedOperation[] claims = new DelayedOperation[4];
+    final Callbacks callbacks = new Callbacks();
+    final CopyBuffer copies = new CopyBuffer();
+    /** Calls into user code on this thread's stack (UserCode). */
+    int userCode;
+    private Operation[] claims = new Operation[4];
     private int claimDepth;
-    /** Claims taken when the stack could not grow: popped first, so the stack stays balanced. */
-    private int unrecorded;
     /** Checks and submissions on this thread's stack: the outermost one is the span of the counts below. */
     private int checkDepth;
     /**
      * Tries of the operations claimed while another claim was held, since the outermost check (or
      * submission) began; cleared when it ends. Null until the first nested claim.
      */
-    private IdentityHashMap<DelayedOperation, int[]> nestedTries;
+    private IdentityHashMap<Operation, int[]> nestedTries;
     private Owner[] expiries = new Owner[2];
     private int expiryDepth;
 
@@ -36,24 +40,15 @@ final class InProgress {
     }
 
     /** This thread took {@code op}'s claim. */
-    void holdClaim(DelayedOperation op) {
+    void holdClaim(Operation op) {
         if (claimDepth == claims.length) {
-            try {
-                claims = Arrays.copyOf(claims, 2 * claimDepth);
-            } catch (OutOfMemoryError cannotGrow) {
-                unrecorded++; // it cannot be found as held: a self-check of it asks as another thread would
-                return;
-            }
+            claims = Arrays.copyOf(claims, 2 * claimDepth);
         }
         claims[claimDepth++] = op;
     }
 
     /** The claim taken last was given back. */
     void dropClaim() {
-        if (unrecorded > 0) {
-            unrecorded--;
-            return;
-        }
         claims[--claimDepth] = null;
     }
 
@@ -70,7 +65,7 @@ final class InProgress {
     }
 
     /** True iff {@code op}'s claim is held by this thread. */
-    boolean holdsClaim(DelayedOperation op) {
+    boolean holdsClaim(Operation op) {
         for (int i = claimDepth - 1; i >= 0; i--) {
             if (claims[i] == op) {
                 return true;
@@ -79,18 +74,13 @@ final class InProgress {
         return false;
     }
 
-    /** True iff this thread holds a claim: a claim it takes now is nested in another's. */
-    boolean holdsAnyClaim() {
-        return claimDepth + unrecorded > 0;
-    }
-
     /** True iff the claim taken last was taken inside another (the outermost is not nested). */
     boolean lastClaimIsNested() {
-        return claimDepth + unrecorded > 1;
+        return claimDepth > 1;
     }
 
-    /** Tries of {@code op} made under nested claims since the outermost check began; 0 at once if there were none. */
-    int nestedTries(DelayedOperation op) {
+    /** Tries of {@code op} made under nested claims since the outermost check began. */
+    int nestedTries(Operation op) {
         if (nestedTries == null || nestedTries.isEmpty()) {
             return 0;
         }
@@ -99,7 +89,7 @@ final class InProgress {
     }
 
     /** A try of {@code op} under a nested claim. */
-    void countNestedTry(DelayedOperation op) {
+    void countNestedTry(Operation op) {
         if (nestedTries == null) {
             nestedTries = new IdentityHashMap<>();
         }

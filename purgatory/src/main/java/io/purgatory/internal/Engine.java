@@ -1,23 +1,19 @@
-package io.purgatory;
+package io.purgatory.internal;
 
-import io.purgatory.OperationErrorHandler.Callback;
-import io.purgatory.timer.Clock;
-import io.purgatory.timer.TaskErrorHandler;
-import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerDriver;
-import io.purgatory.timer.TimerTask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * The machinery under every purgatory facade: submission, the visits of a key's watchers, the
- * booking of settles, admission, metrics and the close ({@link Closing}), where operations, watch lists, the
- * timer and user code meet. A facade ({@link DelayedOperationPurgatory}, {@link KeyedWaits},
- * {@link DelayedFuturePurgatory}) validates its arguments and makes one call here per public
- * call. Thread-safe; submit and settle cost O(keys), gauges O(1).
+ * booking of settles, admission, metrics and the close ({@link Closing}), where operations, watch
+ * lists, the timer and user code meet. A facade ({@code DelayedOperationPurgatory},
+ * {@code KeyedWaits}, {@code DelayedFuturePurgatory}) validates its arguments and makes one call
+ * here per public call. Thread-safe; submit and settle cost O(keys), gauges O(1).
  */
-final class Engine implements Owner, PurgatoryRuntime.Member {
+public final class Engine implements Owner {
 
     /*
      * Implementation notes.
@@ -34,22 +30,28 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
      * (N6) With an observer, a wait it gives a handle has an ObservedOwner for its owner, holding
      *      the handle: started on the submitting thread under the claim, before anything is
      *      linked, ended once by the settle's booking, or by the undo of a failed submission.
-     *      Without an observer, nothing is allocated; for a wait it leaves unobserved, only its
-     *      WaitStart.
+     * (N7) Back-pressure holds back a user's submission before it takes its slot and its claim,
+     *      so nothing waits for it; what the library puts on the timer never waits (RuntimeCore).
      */
 
-    private static final WatcherList.Visitor CHECK = (op, ignored) -> OperationState.check(op);
+    /** What a visit does with each operation watching a key; true if it settled the operation. */
+    @FunctionalInterface
+    public interface Visitor {
+        /** Visits {@code op} with {@code event}; true if that settled it. */
+        boolean visit(Operation op, Object event);
+    }
+
+    private static final Visitor CHECK = (op, ignored) -> OperationState.check(op);
 
     private final String name;
     private final WatcherLists lists;
-    private final PurgatoryRuntime runtime;
+    private final RuntimeCore runtime;
     private final boolean ownsRuntime;
-    /** The runtime's timer, or null if operations are not timed. */
-    private final Timer timer;
+    private final boolean timed;
     private final Admission admission;
-    private final OperationErrorHandler errorHandler;
+    private final UserCode.Failures failures;
     /** Watches each wait, or null: then nothing is allocated for it (N6). */
-    private final WaitObserver observer;
+    private final UserCode.Observer observer;
     private final PurgatoryCounters counters = new PurgatoryCounters();
     private final MetricsBinding metrics;
     private final PurgePolicy purgePolicy;
@@ -58,79 +60,53 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     private final Closing closing;
 
     /**
-     * An engine with {@code settings} (checked for conflicts), registered on its runtime. Metrics
-     * are not bound here: the facade binds them once its own readings exist.
+     * An engine with {@code config}, registered on its runtime; {@code closeFacade} is what its
+     * facade closes with it, after the sweep.
      *
      * @throws IllegalStateException if the runtime given is closed
      */
-    Engine(EngineSettings settings, Runnable closeFacade) {
-        settings.checkConflicts();
-        this.name = settings.name;
-        this.lists = new WatcherLists(settings.shards, this, counters);
-        this.runtime = settings.runtimeOrOwn(this::onTimerError);
-        this.timer = settings.timerEnabled ? runtime.timer() : null;
-        Clock clock = runtime.clock();
-        this.metrics = new MetricsBinding(name, counters, clock);
-        this.purgePolicy = new PurgePolicy(name, lists.all(), counters, clock, settings.purgeInterval);
-        this.admission = new Admission(name, settings.maxPending, counters);
-        Outcome closeOutcome = switch (settings.closePolicy) {
-            case EXPIRE -> Outcome.EXPIRED;
-            case COMPLETE -> Outcome.COMPLETED;
-            case CANCEL -> Outcome.CANCELLED;
-        };
-        this.ownsRuntime = !settings.sharesRuntime();
-        this.closing = new Closing(this, lists.all(), closeOutcome, runtime, this::leaveRuntime, this::closeResources);
-        this.errorHandler = settings.errorHandler;
-        this.observer = settings.observer;
+    public Engine(EngineConfig config, Runnable closeFacade) {
+        this.name = config.name();
+        this.lists = new WatcherLists(config.shards(), this, counters);
+        this.runtime = config.runtime();
+        this.ownsRuntime = config.ownsRuntime();
+        this.timed = config.timed();
+        this.metrics = new MetricsBinding(name, runtime.clock());
+        this.purgePolicy = new PurgePolicy(lists.all(), counters, runtime.clock());
+        this.admission = new Admission(name, config.maxPending(), counters);
+        this.failures = config.failures();
+        this.observer = config.observer();
         this.closeFacade = closeFacade;
+        this.closing = new Closing(this, lists.all(), config.closeOutcome(), this::leaveRuntime, this::closeResources);
         runtime.register(this); // last: throws if a shared runtime is closed, leaving nothing registered
     }
 
-    /**
-     * Binds the builder's metrics, if it was given any, reading {@code events} too; if that fails,
-     * closes the engine and rethrows, so a failed build leaves nothing running.
-     */
-    void bindAtBuild(MetricsRecorderFactory factory, EventReadings events) {
-        if (factory == null) {
-            return;
-        }
-        try {
-            bindMetrics(factory, events);
-        } catch (Throwable bindFailure) { // whatever the factory throws, nothing stays running
-            close();
-            throw bindFailure;
-        }
-    }
-
-    // ---- submission (N1, N2) ----
+    // ---- submission (N1, N2, N7) ----
 
     /** Submits {@code op} on one key; true iff this call completed it. */
-    boolean submit(DelayedOperation op, Object key) {
+    public boolean submit(Operation op, Object key) {
         return submit(op, key, null, null);
     }
 
     /** Submits {@code op} on distinct keys; true iff this call completed it. */
-    boolean submit(DelayedOperation op, Object[] keys) {
+    public boolean submit(Operation op, Object[] keys) {
         return keys.length == 1 ? submit(op, keys[0], null, null) : submit(op, null, keys, null);
     }
 
-    /** Submits {@code op} to wait on {@code key} until its position reaches {@code position}. */
-    boolean submitAt(DelayedOperation op, Object key, long position) {
-        return submit(op, key, null, new long[] {position});
-    }
-
     /** Submits {@code op} to wait on each of distinct {@code keys} until its position reaches its own. */
-    boolean submitAt(DelayedOperation op, Object[] keys, long[] positions) {
-        return keys.length == 1 ? submit(op, keys[0], null, positions) : submit(op, null, keys, positions);
+    public boolean submitAt(Operation op, Object[] keys, long[] positions) {
+        return submit(op, null, keys, positions);
     }
 
     /** On one key or several (exactly one of {@code key} and {@code keys}); at positions if those are given. */
-    private boolean submit(DelayedOperation op, Object key, Object[] keys, long[] positions) {
+    private boolean submit(Operation op, Object key, Object[] keys, long[] positions) {
         if (closing.isMarked()) {
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
         OperationState.checkSubmittable(op, op.state); // a misuse is not a capacity rejection
-        runtime.startDriver(); // before anything is admitted: a thread that cannot start leaves nothing behind
+        if (timed) {
+            runtime.awaitBackPressure(); // (N7)
+        }
         admission.take();
         InProgress progress = InProgress.current();
         progress.enterCheck(); // a submission's tries are a check of their own (O4)
@@ -142,8 +118,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     }
 
     /** The submission once its slot is taken: the claim, the four steps, and the undo if they fail (N1, N2). */
-    private boolean submitAdmitted(DelayedOperation op, Object key, Object[] keys, long[] positions,
-                                   InProgress progress) {
+    private boolean submitAdmitted(Operation op, Object key, Object[] keys, long[] positions, InProgress progress) {
         try {
             OperationState.claimForSubmission(op, this, progress);
         } catch (RuntimeException | Error misuse) { // submitted or settled by another thread since the check
@@ -151,8 +126,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             throw misuse;
         }
         ObservedOwner observed = observer == null ? null // (N6): under the claim, before the first try
-                : ObservedOwner.start(this, observer, op,
-                        new WaitStart(name, key != null ? List.of(key) : List.of(keys), op.delayMs()));
+                : ObservedOwner.start(this, observer, op, key != null ? new Object[] {key} : keys);
         boolean completed;
         try {
             completed = submitClaimed(op, key, keys, positions, progress);
@@ -161,7 +135,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
             OperationState.release(op, progress); // finishes a settle that landed meanwhile (N2)
             if (undone) {
                 if (observed != null) {
-                    observed.failed(failure);
+                    observed.failed(op, failure);
                 }
                 throw failure;
             }
@@ -169,23 +143,18 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
                     + " stands", failure);
             return false;
         }
-        boolean retried = OperationState.release(op, progress); // retries asked for, a settle made meanwhile
-        return completed || retried;
+        return OperationState.release(op, progress) || completed; // retries asked for, a settle made meanwhile
     }
 
     /** Kafka's four steps, the submission's claim held: no other thread tries the operation meanwhile. */
-    private boolean submitClaimed(DelayedOperation op, Object key, Object[] keys, long[] positions,
-                                  InProgress progress) {
+    private boolean submitClaimed(Operation op, Object key, Object[] keys, long[] positions, InProgress progress) {
         if (OperationState.tryOnce(op, progress)) { // 1. try
             return true;
         }
-        if (op.isCompleted()) {
+        if (OperationState.isSettled(op)) {
             return false;
         }
-        int n = key != null ? 1 : keys.length; // 2. watch
-        for (int i = 0; i < n; i++) {
-            watch(op, key != null ? key : keys[i], i, n == 1, positions);
-        }
+        int n = watch(op, key, keys, positions); // 2. watch
         if (closing.isMarked()) { // raced close(), whose sweep may have missed it (N3)
             closing.settleAsClose(op);
             return false;
@@ -196,9 +165,9 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         if (OperationState.tryOnce(op, progress)) { // 3. try again
             return true;
         }
-        if (timer != null && !op.isCompleted()) { // 4. the timeout
+        if (timed && !OperationState.isSettled(op)) { // 4. the timeout
             try {
-                timer.add(op);
+                runtime.schedule(op);
             } catch (IllegalStateException timerClosed) { // it can never expire now: settle as close would
                 closing.settleAsClose(op);
             }
@@ -206,49 +175,64 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
         return false;
     }
 
-    private void watch(DelayedOperation op, Object key, int index, boolean alone, long[] positions) {
-        try {
-            WatcherList list = lists.of(key);
-            if (positions != null) {
-                list.watchAt(op, key, positions[index]);
-            } else {
-                list.watch(op, key, alone);
+    /** Links {@code op} on its keys (Watchers K3); returns how many. A key that throws fails the submission. */
+    private int watch(Operation op, Object key, Object[] keys, long[] positions) {
+        int n = key != null ? 1 : keys.length;
+        WatchNode chain = null;
+        for (int i = 0; i < n; i++) {
+            Object k = key != null ? key : keys[i];
+            try {
+                if (key != null) {
+                    lists.of(k).watch(op, k);
+                } else {
+                    chain = positions == null ? lists.of(k).watch(op, k, chain)
+                            : lists.of(k).watchAt(op, k, positions[i], chain);
+                    op.watching = chain; // what is linked so far, for an undo
+                }
+            } catch (RuntimeException keyFailure) { // its hashCode or equals threw
+                throw new IllegalArgumentException("watch key at index " + i + " failed while the operation was"
+                        + " being watched (its hashCode or equals threw): " + keyFailure, keyFailure);
             }
-        } catch (KeyReentryException reentry) { // this call came from inside a key's method (K9)
-            throw reentry;
-        } catch (RuntimeException keyFailure) { // its hashCode or equals threw after passing validation (K8)
-            throw new IllegalArgumentException("watch key at index " + index + " failed while the operation was"
-                    + " being watched (its hashCode or equals threw): " + keyFailure, keyFailure);
         }
+        return n;
     }
 
     /** Undoes a failed submission, its claim still held (N2); false if a settle landed first and stands. */
-    private boolean undo(DelayedOperation op) {
-        boolean wasWatched = op.isWatched();
+    private boolean undo(Operation op) {
+        boolean wasWatched = OperationState.wasWatched(op);
         if (!OperationState.abandon(op)) {
             return false;
         }
-        int unlinked = WatcherList.unwatchAll(op);
-        OperationState.disown(op);
+        int unlinked = unwatch(op);
+        op.owner = null; // (O6)
         if (wasWatched) {
             counters.unwatched(unlinked);
         }
-        if (timer != null) {
-            op.unschedule();
+        if (timed) {
+            runtime.unschedule(op);
         }
         admission.free();
         return true;
     }
 
+    private static int unwatch(Operation op) {
+        Watching watching = op.watching;
+        if (watching == null) {
+            return 0;
+        }
+        op.watching = null;
+        return watching.unwatchAll(op);
+    }
+
     // ---- visits ----
 
     /** Tries every operation watching {@code key} when the call starts; returns how many this call completed. */
-    int check(Object key) {
+    public int check(Object key) {
         return checkAt(key, Visit.ALL, 0L);
     }
 
     /** Tries those watching {@code key} plainly and those {@code position} reaches for the first time. */
-    int check(Object key, long position) {
+    public int check(Object key, long position) {
         return checkAt(key, Visit.NEWLY_REACHED, position);
     }
 
@@ -264,15 +248,15 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     }
 
     /** Hands {@code event} to {@code visitor} with each operation on {@code key} that {@code mode} selects. */
-    int visit(Object key, Visit mode, long position, Object event, WatcherList.Visitor visitor) {
+    public int visit(Object key, Visit mode, long position, Object event, Visitor visitor) {
         return lists.of(key).visit(key, mode, position, event, visitor);
     }
 
     /** Cancels every submitted operation watching {@code key} (N2); returns those this call cancelled. */
-    List<DelayedOperation> cancelAll(Object key) {
-        List<DelayedOperation> cancelled = new ArrayList<>();
-        for (DelayedOperation op : lists.of(key).operationsOn(key)) {
-            if (OperationState.settleIfSubmitted(op, Outcome.CANCELLED)) {
+    public List<Operation> cancelAll(Object key) {
+        List<Operation> cancelled = new ArrayList<>();
+        for (Operation op : lists.of(key).operationsOn(key)) {
+            if (OperationState.settleIfSubmitted(op, OperationState.CANCELLED)) {
                 cancelled.add(op);
             }
         }
@@ -282,13 +266,13 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     // ---- Owner: settles, failures, expiries ----
 
     @Override
-    public void settled(DelayedOperation op, Outcome outcome, long state) {
+    public void settled(Operation op, int outcome, long state) {
         admission.free(); // (N1)
-        if (timer != null) {
-            op.unschedule();
+        if (timed) {
+            runtime.unschedule(op);
         }
-        int unlinked = WatcherList.unwatchAll(op);
-        boolean watched = OperationState.wasWatched(state);
+        int unlinked = unwatch(op);
+        boolean watched = (state & OperationState.WATCHED) != 0;
         counters.settled(outcome, watched, unlinked);
         if (watched) {
             metrics.record(op, outcome, state, closing.isMarked());
@@ -296,9 +280,9 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     }
 
     @Override
-    public void failed(DelayedOperation op, Callback callback, Throwable error) {
+    public void failed(Operation op, int callback, Throwable error) {
         counters.callbackFailed(callback);
-        UserCode.report(errorHandler, name, op, callback, error);
+        UserCode.report(failures, name, op, callback, error);
     }
 
     @Override
@@ -319,50 +303,55 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     }
 
     /** True once the purgatory began to close. */
-    boolean isClosed() {
+    public boolean isClosed() {
         return closing.isMarked();
     }
 
-    int pending() {
+    /** The counters, read in O(1). */
+    public PurgatoryCounters counters() {
+        return counters;
+    }
+
+    /** Pending operations, as a gauge. */
+    public int pending() {
         return PurgatoryCounters.toInt(counters.pending());
     }
 
-    int entries() {
+    /** Watch entries, as a gauge. */
+    public int entries() {
         return PurgatoryCounters.toInt(counters.entries());
     }
 
-    int keys() {
+    /** Keys with a pending operation, as a gauge. */
+    public int keys() {
         return PurgatoryCounters.toInt(counters.keys());
     }
 
-    PurgatoryStats stats() {
-        return counters.snapshot(name);
-    }
-
-    boolean hasMetrics() {
+    /** Whether metrics are bound. */
+    public boolean hasMetrics() {
         return metrics.isBound();
     }
 
     /**
-     * Binds the metrics with {@code factory}, with the facade's {@code events} (null: none).
+     * Binds the metrics with the recorder {@code factory} creates; what it throws reaches the caller.
      *
      * @throws IllegalStateException if bound already, or closed
      */
-    void bindMetrics(MetricsRecorderFactory factory, EventReadings events) {
+    public void bindMetrics(Supplier<UserCode.Recorder> factory) {
         Objects.requireNonNull(factory, "factory");
         closing.unlessClosed(metrics::beginBind);
-        MetricsRecorder created = null;
+        UserCode.Recorder created = null;
         try {
-            created = metrics.create(factory, events); // no lock held: a close need not wait for it
+            created = metrics.create(factory); // no lock held: a close need not wait for it
         } finally {
-            MetricsRecorder made = created;
+            UserCode.Recorder made = created;
             closing.withMarkHeld(() -> metrics.endBind(made, closing.isMarked()));
         }
     }
 
     // ---- close ----
 
-    @Override
+    /** Closes the engine (Closing); idempotent. */
     public void close() {
         closing.close();
     }
@@ -371,7 +360,7 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
     private void leaveRuntime() {
         runtime.leave(this); // its purge policy no longer runs
         if (ownsRuntime) {
-            runtime.close(); // stops the reaper at once, then its own timer and executor
+            runtime.close(); // stops the driver, then its own timer and executor
         }
     }
 
@@ -387,43 +376,38 @@ final class Engine implements Owner, PurgatoryRuntime.Member {
 
     // ---- for the runtime, the facades and tests ----
 
-    @Override
+    /** The runtime's purge step for this engine. */
     public void purgeIfNeeded() {
         purgePolicy.run();
     }
 
-    /** The runtime's timer, or null if operations are not timed (keyed waits' retention schedules on it). */
-    Timer timer() {
-        return timer;
+    /** The runtime this engine runs on (keyed waits schedule their windows on it). */
+    public RuntimeCore runtime() {
+        return runtime;
     }
 
-    /** The thread driving the timer, once started: the own reaper, or the shared runtime's driver (tests). */
-    TimerDriver driver() {
+    /** The thread driving the timer, once started (tests). */
+    public TimerDriver driver() {
         return runtime.driver();
     }
 
-    /** Empty key lists still mapped: kept for reuse, or lingering (tests). */
-    long emptyKeyLists() {
+    /** Empty key lists still mapped (tests). */
+    public long emptyKeyLists() {
         return counters.emptyLists();
     }
 
     /** Checks every list's invariants and the gauges against them (tests, in quiescence). */
-    void checkInvariants() {
+    public void checkInvariants() {
         lists.checkInvariants(counters);
     }
 
     /** The index of {@code key}'s watcher list (tests). */
-    int listIndex(Object key) {
+    public int listIndex(Object key) {
         return lists.index(key);
     }
 
-    /**
-     * The own timer's error handler: count the failure and log it as the timer would have. Its
-     * tasks are operations, whose run() lets nothing escape, so every call is an expiration the
-     * executor refused (its execute threw); SystemTimer then ran it on its own thread.
-     */
-    private void onTimerError(TimerTask task, Throwable error) {
-        counters.expirationRefused();
-        TaskErrorHandler.logging().onError(task, error);
+    /** Expirations the executor refused, which ran on the driver instead: 0 on a shared runtime, which counts them. */
+    public long expirationsRefused() {
+        return ownsRuntime ? runtime.expirationsRefused() : 0L;
     }
 }

@@ -1,12 +1,10 @@
-package io.purgatory;
-
-import io.purgatory.OperationErrorHandler.Callback;
+package io.purgatory.internal;
 
 /**
  * What a submitted operation knows of the purgatory that holds it: where its settle is booked,
- * where its callbacks' failures go, and whom its expiry keeps busy. The engine implements it; the
- * operation stores it under its submission's claim (see {@link OperationState}), so nothing walks
- * the operation's watch lists to find it.
+ * where its callbacks' failures go, and whom its expiry keeps busy. The engine implements it; an
+ * {@link ObservedOwner} wraps the engine for a wait an observer watches. The operation stores it
+ * under its submission's claim (OperationState O6), so nothing walks the lists to find it.
  */
 interface Owner {
 
@@ -19,13 +17,14 @@ interface Owner {
     String name();
 
     /**
-     * Books the settle of {@code op}, submitted here: off every watch list and the timer, its slot
-     * freed, counted and timed. Called exactly once per settle, before its callbacks; never throws.
+     * Books the settle of {@code op}, submitted here, with {@code outcome}: off every watch list
+     * and the timer, its slot freed, counted and timed. Called exactly once per settle, before its
+     * callbacks; never throws.
      */
-    void settled(DelayedOperation op, Outcome outcome, long state);
+    void settled(Operation op, int outcome, long state);
 
     /** Counts and reports {@code error}, thrown by {@code callback} of {@code op}. Never throws. */
-    void failed(DelayedOperation op, Callback callback, Throwable error);
+    void failed(Operation op, int callback, Throwable error);
 
     /** An expiry of one of its operations begins on the current thread; a close waits for it to end. */
     void expiryBegins();

@@ -1,0 +1,90 @@
+package io.purgatory.internal;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one rule every close follows, a runtime's and each purgatory's: the first call does the
+ * work; a later call waits for it to finish, unless it runs in code the library called (a
+ * callback, a try, a handler): that thread may be one the first call waits for, so it returns at
+ * once. Every wait a close makes is bounded by {@link #WAIT_NANOS} and happens only on a thread
+ * that is not in code the library called. Thread-safe.
+ */
+final class CloseOnce {
+
+    /** The longest a close waits for work on other threads. */
+    static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private static final Logger LOG = LoggerFactory.getLogger(CloseOnce.class);
+    private static final long PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    private final String what;
+    private final AtomicBoolean begun = new AtomicBoolean();
+    private final CountDownLatch done = new CountDownLatch(1);
+
+    /** The close of {@code what} (for the log: "purgatory 'x'", "runtime 'y'"). */
+    CloseOnce(String what) {
+        this.what = what;
+    }
+
+    /** True once a close began. */
+    boolean isBegun() {
+        return begun.get();
+    }
+
+    /** Marks the close begun: true for the first call, which then does the work and calls {@link #done()}. */
+    boolean mark() {
+        return begun.compareAndSet(false, true);
+    }
+
+    /** For a close that was not the first: waits for the first to be done, if this thread may. */
+    void awaitFirst() {
+        if (mayWait()) {
+            try {
+                if (!done.await(WAIT_NANOS, TimeUnit.NANOSECONDS)) {
+                    LOG.warn("Closing {}: waited {} s for a close on another thread and returns", what, seconds());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The first close is done (or stopped part way). */
+    void done() {
+        done.countDown();
+    }
+
+    /**
+     * Waits until {@code finished} says so, at most WAIT_NANOS from {@code startNanos}, if this
+     * thread may wait; returns false if it gave up (logged) or may not wait.
+     */
+    boolean await(BooleanSupplier finished, long startNanos) {
+        if (!mayWait()) {
+            return false;
+        }
+        while (!finished.getAsBoolean()) {
+            if (System.nanoTime() - startNanos >= WAIT_NANOS) {
+                LOG.warn("Closing {}: waited {} s for callbacks running on other threads and returns; they finish"
+                        + " there", what, seconds());
+                return false;
+            }
+            LockSupport.parkNanos(this, PAUSE_NANOS);
+        }
+        return true;
+    }
+
+    /** Whether this thread may wait for another: not while it runs code the library called. */
+    static boolean mayWait() {
+        return !UserCode.isRunning();
+    }
+
+    private static long seconds() {
+        return TimeUnit.NANOSECONDS.toSeconds(WAIT_NANOS);
+    }
+}

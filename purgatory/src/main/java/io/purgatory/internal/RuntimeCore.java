@@ -1,0 +1,236 @@
+package io.purgatory.internal;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
+import io.purgatory.timer.Clock;
+import io.purgatory.timer.DaemonThreads;
+import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.TaskErrorHandler;
+import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerDriver;
+import io.purgatory.timer.TimerEntry;
+import io.purgatory.timer.TimerSettings;
+import io.purgatory.timer.internal.EntryAccess;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The machinery under {@code PurgatoryRuntime}: one timer, the thread that drives it and the
+ * executor its expirations run on, shared by the engines built on it. Every purgatory runs on
+ * one: a runtime the user built and shares, or a private one its purgatory owns. Thread-safe.
+ */
+public final class RuntimeCore {
+
+    /*
+     * Implementation notes.
+     *
+     * (P1) `members` holds every engine built on this runtime and not yet closed. One is added
+     *      only while the runtime is open (register and close's mark both hold `lock`), so close()
+     *      closes every engine that may still hold an operation; one is removed by its own close.
+     * (P2) The driver starts at most once, under `lock`, when anything is first put on the timer
+     *      (schedule), never once the runtime is closed; close() reads it after the mark, so no
+     *      driver outlives close(). Nothing the library schedules depends on a submission.
+     * (P3) close() closes the engines before it stops the driver and the timer, each by its close
+     *      policy, going on past a failure; it follows CloseOnce, so a close from a callback
+     *      neither waits for another close nor joins the driver it may be running on.
+     */
+
+    static final int DEFAULT_EXPIRATION_THREADS = 2;
+    private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
+
+    private final String name;
+    private final Timer timer;
+    private final boolean ownsTimer;
+    private final ExecutorService ownedExecutor;
+    private final boolean driven;
+    private final Clock clock;
+    private final List<Engine> members = new CopyOnWriteArrayList<>();
+    private final Object lock = new Object();
+    private final CloseOnce once;
+    @GuardedBy("lock")
+    private boolean closed;
+    /** Written under `lock` (P2); read without it. */
+    private volatile TimerDriver driver;
+
+    private RuntimeCore(String name, Timer timer, boolean ownsTimer, ExecutorService ownedExecutor, boolean driven,
+                        Clock clock) {
+        this.name = name;
+        this.timer = timer;
+        this.ownsTimer = ownsTimer;
+        this.ownedExecutor = ownedExecutor;
+        this.driven = driven;
+        this.clock = clock;
+        this.once = new CloseOnce("runtime '" + name + "'");
+    }
+
+    /**
+     * A runtime on its own {@link SystemTimer} with {@code settings}, running expirations on
+     * {@code executor}, or on {@code threads} threads of its own if that is null; with a driver
+     * thread iff {@code driven}.
+     */
+    public static RuntimeCore own(String name, TimerSettings settings, Clock clock, Executor executor, int threads,
+                                  TaskErrorHandler errors, boolean driven) {
+        ExecutorService owned = null;
+        if (executor == null) {
+            owned = new ThreadPoolExecutor(threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                    DaemonThreads.factory(name + "-expiration"));
+        }
+        SystemTimer own = SystemTimer.builder(name).settings(settings).clock(clock)
+                .executor(owned != null ? owned : executor).errorHandler(errors).build();
+        return new RuntimeCore(name, own, true, owned, driven, clock);
+    }
+
+    /** A runtime on {@code timer}, which it drives iff {@code driven} and never closes (its owner does). */
+    public static RuntimeCore given(String name, Timer timer, Clock clock, boolean driven) {
+        return new RuntimeCore(name, timer, false, null, driven, clock);
+    }
+
+    /**
+     * A runtime for operations that are not timed: its timer holds only what the library schedules
+     * for itself (keyed waits' windows), and its driver runs the purge policies.
+     */
+    public static RuntimeCore idle(String name, Clock clock, boolean driven) {
+        Timer idle = SystemTimer.builder(name).clock(clock).executor(Runnable::run).build();
+        return new RuntimeCore(name, idle, true, null, driven, clock);
+    }
+
+    /** The runtime's name, which names its threads. */
+    public String name() {
+        return name;
+    }
+
+    /** True once a close began. */
+    public boolean isClosed() {
+        return once.isBegun();
+    }
+
+    /** Expirations the executor refused, which the timer ran on the driver instead. O(1). */
+    public long expirationsRefused() {
+        return timer instanceof SystemTimer system ? system.failedTaskCount() : 0L;
+    }
+
+    /**
+     * Closes every engine still open on this runtime, each by its own close policy, then stops the
+     * driver, closes the runtime's own timer and shuts its executor down (P3). Idempotent.
+     */
+    public void close() {
+        boolean first;
+        synchronized (lock) {
+            first = once.mark();
+            closed = true; // (P1): nothing registers from here on
+        }
+        if (!first) {
+            once.awaitFirst();
+            return;
+        }
+        try {
+            for (Engine member : members) { // (P3)
+                try {
+                    member.close();
+                } catch (RuntimeException | Error failure) {
+                    LOG.error("Runtime '{}': closing purgatory '{}' failed; the others still close", name,
+                            member.name(), failure);
+                }
+            }
+            TimerDriver started = driver; // (P2): none starts from here on
+            if (started != null) {
+                started.close(CloseOnce.mayWait() ? TimeUnit.NANOSECONDS.toMillis(CloseOnce.WAIT_NANOS) : 0L);
+            }
+            if (ownsTimer) {
+                timer.close();
+            }
+            if (ownedExecutor != null) {
+                ownedExecutor.shutdown();
+            }
+        } finally {
+            once.done();
+        }
+    }
+
+    /**
+     * Registers {@code engine}, being built on this runtime (P1).
+     *
+     * @throws IllegalStateException if this runtime is closed
+     */
+    void register(Engine engine) {
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("runtime '" + name + "' is closed: cannot build purgatory '"
+                        + engine.name() + "' on it");
+            }
+            members.add(engine);
+        }
+    }
+
+    /** Deregisters {@code engine}, which is closing: its purge policy no longer runs (P1). */
+    void leave(Engine engine) {
+        members.remove(engine);
+    }
+
+    /**
+     * Puts {@code entry} on the timer without waiting for back-pressure, starting the driver if it
+     * is not running yet (P2).
+     *
+     * @throws IllegalStateException if the timer is closed
+     */
+    public void schedule(TimerEntry entry) {
+        if (driven && driver == null) {
+            startDriver();
+        }
+        EntryAccess.get().schedule(timer, entry);
+    }
+
+    /** Takes {@code entry} off the timer, if it is on it. */
+    public void unschedule(TimerEntry entry) {
+        EntryAccess.get().cancel(entry);
+    }
+
+    /** Waits, as the timer's back-pressure says, before a user's submission takes its slot. */
+    void awaitBackPressure() {
+        if (timer instanceof SystemTimer system) {
+            system.awaitBackPressure();
+        }
+    }
+
+    private void startDriver() {
+        synchronized (lock) {
+            if (driver == null && !closed) {
+                driver = TimerDriver.start("ExpirationReaper-" + name, timer, this::runPurgePolicies);
+            }
+        }
+    }
+
+    /** The driver's step after each advance: every open engine's purge policy, one failure not stopping the rest. */
+    void runPurgePolicies() {
+        for (Engine member : members) {
+            try {
+                member.purgeIfNeeded();
+            } catch (RuntimeException | Error error) {
+                LOG.error("Runtime '{}': the purge policy of purgatory '{}' failed; the driver carries on", name,
+                        member.name(), error);
+            }
+        }
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    /** The driver, once started; null before, and always on a runtime without one (tests). */
+    public TimerDriver driver() {
+        return driver;
+    }
+
+    /** The engines registered now (tests). */
+    public List<Engine> members() {
+        return new ArrayList<>(members);
+    }
+}

@@ -1,0 +1,230 @@
+package io.purgatory.internal;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One part of a purgatory's key space (the builder's {@code shards} sets how many): the keys
+ * hashed to it, each with its {@link Watchers}. Watching and unwatching an operation happen here,
+ * under this list's lock; a visit copies a key's operations out under the lock and hands them to
+ * its visitor with no lock held. Keys follow the JDK maps' contract: {@code hashCode} and
+ * {@code equals} consistent while in use, and not calling back into the purgatory.
+ */
+final class WatcherList {
+
+    /** Emptied key lists a watcher list keeps for reuse (K5). */
+    static final int MAX_EMPTY_KEPT = 16;
+
+    /*
+     * Implementation notes.
+     *
+     * (K4) The lock is this object's monitor; it is held only around map and list changes and
+     *      copies, never while an operation's method runs, and it is released even when the
+     *      stack runs out inside (a monitor is, unlike a lock whose unlock is a call).
+     * (K5) A key is in the map iff its Watchers is non-empty, or it is one of the emptied lists
+     *      kept for reuse (a hot key then costs no map insertion and removal per operation):
+     *      at most MAX_EMPTY_KEPT, plus any whose removal threw (a key that broke the map's
+     *      contract). purge() sweeps the empty ones by the map's iterator, calling no key.
+     * (K6) No lost wake-up: a submission links under this lock and then tries again; a check
+     *      copies the list under it. If the check's copy comes first, the caller's state change
+     *      happens-before the submission's second try; otherwise the copy holds the operation.
+     *      A check tries exactly the operations its copy holds: those watched before it began.
+     */
+
+    @GuardedBy("this")
+    private final Map<Object, Watchers> watchersByKey = new HashMap<>();
+    /** Emptied lists kept in the map (K5). */
+    @GuardedBy("this")
+    private int emptyKept;
+    /** The engine whose keys these are: the owner of every operation linked here (OperationState O6). */
+    private final Owner owner;
+    private final PurgatoryCounters counters;
+
+    WatcherList(Owner owner, PurgatoryCounters counters) {
+        this.owner = owner;
+        this.counters = counters;
+    }
+
+    /** Links {@code op} on {@code key}, its only key; the caller holds its submission's claim. */
+    synchronized void watch(Operation op, Object key) {
+        listFor(key).link(op);
+    }
+
+    /** Links a node of {@code op} on {@code key}, one of its keys, after its nodes so far ({@code chain}). */
+    synchronized WatchNode watch(Operation op, Object key, WatchNode chain) {
+        return listFor(key).linkNode(op, chain);
+    }
+
+    /** Links {@code op} on {@code key} to wait until the key's position reaches {@code position} (K7). */
+    synchronized WatchNode watchAt(Operation op, Object key, long position, WatchNode chain) {
+        return listFor(key).linkAt(op, position, chain);
+    }
+
+    /** The key's list, created or reused (K5). */
+    @GuardedBy("this")
+    private Watchers listFor(Object key) {
+        Watchers watchers = watchersByKey.get(key);
+        if (watchers == null) {
+            watchers = new Watchers(key, this);
+            watchersByKey.put(key, watchers);
+            counters.keyListAdded();
+        } else if (watchers.isEmpty()) { // a kept list, reused (K5)
+            emptyKept--;
+            counters.keyListRefilled();
+        }
+        return watchers;
+    }
+
+    /** Unlinks {@code op} from {@code watchers}, its one key's list; true iff it was linked. */
+    synchronized boolean unlink(Watchers watchers, Operation op) {
+        if (!watchers.unlink(op)) {
+            return false;
+        }
+        keepOrRemoveIfEmpty(watchers);
+        return true;
+    }
+
+    /** Unlinks {@code node} from its key's list; true iff it was linked. */
+    synchronized boolean unlink(WatchNode node) {
+        if (!node.watchers.unlink(node)) {
+            return false;
+        }
+        keepOrRemoveIfEmpty(node.watchers);
+        return true;
+    }
+
+    /** After an unlink from {@code watchers}: keeps it for reuse, or removes its key, if it emptied (K5). */
+    @GuardedBy("this")
+    private void keepOrRemoveIfEmpty(Watchers watchers) {
+        if (!watchers.isEmpty()) {
+            return;
+        }
+        boolean removed = false;
+        if (emptyKept < MAX_EMPTY_KEPT) {
+            emptyKept++;
+        } else {
+            try {
+                removed = watchersByKey.remove(watchers.key, watchers);
+            } catch (RuntimeException | Error brokenKey) { // its hashCode or equals broke the contract
+                emptyKept++; // kept, empty, until purge() sweeps it by the iterator (K5)
+            }
+        }
+        if (removed) {
+            counters.keyListRemoved();
+        } else {
+            counters.keyListEmptied();
+        }
+    }
+
+    /**
+     * Hands {@code event} to {@code visitor} with each operation watching {@code key} when the call
+     * starts (K6), as {@code mode} selects them at {@code position} (K7), with no lock held (K4);
+     * returns how many visits returned true. Every operation copied is visited: a visitor that
+     * throws (a library fault; user code is contained by UserCode) does not stop the others, and
+     * the first such failure is rethrown once all were visited.
+     */
+    int visit(Object key, Visit mode, long position, Object event, Engine.Visitor visitor) {
+        CopyBuffer copies = InProgress.current().copies;
+        Operation[] ops;
+        int n;
+        synchronized (this) {
+            Watchers watchers = watchersByKey.get(key);
+            if (watchers == null || watchers.isEmpty()) {
+                return 0;
+            }
+            boolean all = mode == Visit.ALL;
+            boolean skipReached = mode == Visit.NEWLY_REACHED;
+            n = watchers.count(all, position, skipReached);
+            if (n == 0) {
+                return 0;
+            }
+            ops = copies.take(n);
+            watchers.take(all, position, skipReached, ops);
+        }
+        int settled = 0;
+        Throwable failure = null;
+        try {
+            for (int i = 0; i < n; i++) {
+                try {
+                    if (visitor.visit(ops[i], event)) {
+                        settled++;
+                    }
+                } catch (Throwable visitFailure) {
+                    if (failure == null) {
+                        failure = visitFailure;
+                    }
+                }
+            }
+        } finally {
+            copies.give(ops, n);
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        if (failure != null) {
+            throw (RuntimeException) failure; // a visitor throws nothing checked
+        }
+        return settled;
+    }
+
+    /** The operations watching {@code key}, each list in its order (a copy). */
+    synchronized Operation[] operationsOn(Object key) {
+        Watchers watchers = watchersByKey.get(key);
+        if (watchers == null) {
+            return new Operation[0];
+        }
+        Operation[] ops = new Operation[watchers.count(true, 0, false)];
+        watchers.take(true, 0, false, ops);
+        return ops;
+    }
+
+    /** Every operation linked here (an operation on k of this list's keys k times). */
+    synchronized List<Operation> operations() {
+        List<Operation> all = new ArrayList<>();
+        for (Watchers watchers : watchersByKey.values()) {
+            Operation[] ops = new Operation[watchers.count(true, 0, false)];
+            watchers.take(true, 0, false, ops);
+            all.addAll(List.of(ops));
+        }
+        return all;
+    }
+
+    /** Removes every empty key list, by the map's iterator (K5). Returns the number removed. */
+    synchronized int purge() {
+        int purged = 0;
+        for (Iterator<Watchers> it = watchersByKey.values().iterator(); it.hasNext(); ) {
+            if (it.next().isEmpty()) {
+                it.remove(); // by the stored hash: calls no key
+                counters.keyListSwept();
+                purged++;
+            }
+        }
+        emptyKept = 0;
+        return purged;
+    }
+
+    /** Checks each list's links and (K5) (tests, in quiescence); returns {linked elements, non-empty keys}. */
+    synchronized long[] checkInvariants() {
+        long linked = 0;
+        long keys = 0;
+        int empty = 0;
+        for (Watchers watchers : watchersByKey.values()) {
+            int count = watchers.checkLinks(owner);
+            linked += count;
+            if (count > 0) {
+                keys++;
+            } else {
+                empty++;
+            }
+        }
+        if (empty != emptyKept) {
+            throw new IllegalStateException("(K5) " + empty + " kept empty lists, counted " + emptyKept);
+        }
+        return new long[] {linked, keys};
+    }
+}

@@ -1,0 +1,257 @@
+package io.purgatory.internal;
+
+/**
+ * The operations watching one key: those watching it alone, in an intrusive doubly linked list
+ * through their own links; the nodes of those watching it among other keys (and of positioned
+ * operations whose position was reached), in a second list; and a {@link PositionHeap} of those
+ * waiting for the key's position. Guarded by its watcher list's lock ({@link WatcherList}). Link
+ * and unlink are O(1) on the lists, O(log n) on the heap.
+ */
+final class Watchers extends Watching {
+
+    /*
+     * Implementation notes.
+     *
+     * (K1) head..tail are exactly the operations linked here through their prev and next, in
+     *      watch order, and nodeHead..nodeTail the nodes linked here, in the order they joined
+     *      the list; size counts both lists and the heap. An element is linked iff it is its
+     *      list's head or its prev is not null. A visit takes the first list, then the second,
+     *      then the heap: each in its own order.
+     * (K2) An unlinked element has null links: a settled operation that the application still
+     *      holds reaches no other operation through its lists. Traversals therefore happen under
+     *      the lock only (WatcherList copies a list out before it calls operations).
+     * (K3) An operation watches a key at most once. Watching one key (and at no position), it is
+     *      linked on that key's list itself and its `watching` is that Watchers; watching several
+     *      keys, or at a position, it has a WatchNode on each, chained through nextOfOperation
+     *      from its `watching`. So a single-key operation allocates nothing to watch.
+     * (K7) A positioned operation's PositionNode is in `heap` until a positional visit reaches
+     *      its position; that visit moves it to the end of the node list (index ON_LIST), under
+     *      the lock, and tries it once. On the list it is tried by every visit but later
+     *      positional checks, which skip it (`reachedOnList` counts them).
+     */
+
+    final Object key;
+    /** The watcher list whose lock guards this list's fields. */
+    final WatcherList watcherList;
+    private Operation head;
+    private Operation tail;
+    private WatchNode nodeHead;
+    private WatchNode nodeTail;
+    private int size;
+    /** Null until the key's first positioned operation: most keys never have one (K7). */
+    private PositionHeap heap;
+    /** PositionNodes on the node list (K7). */
+    private int reachedOnList;
+
+    Watchers(Object key, WatcherList watcherList) {
+        this.key = key;
+        this.watcherList = watcherList;
+    }
+
+    /** Unlinks {@code op}, which watches this key alone (K3); returns 1 if it was linked, else 0. */
+    @Override
+    int unwatchAll(Operation op) {
+        return watcherList.unlink(this, op) ? 1 : 0;
+    }
+
+    /** Links {@code op}, which watches this key alone, at the tail (K1, K3). */
+    void link(Operation op) {
+        op.watching = this;
+        Operation last = tail;
+        if (last == null) {
+            head = op;
+        } else {
+            op.prev = last;
+            last.next = op;
+        }
+        tail = op;
+        size++;
+    }
+
+    /** Links a node of {@code op}, which watches other keys too, after {@code chain} (its nodes so far, K3). */
+    WatchNode linkNode(Operation op, WatchNode chain) {
+        WatchNode node = new WatchNode(op, this, chain);
+        appendNode(node);
+        size++;
+        return node;
+    }
+
+    /** Links a node of {@code op} in the heap, to wait until this key's position reaches {@code position} (K7). */
+    PositionNode linkAt(Operation op, long position, WatchNode chain) {
+        PositionNode node = new PositionNode(op, this, position, chain);
+        if (heap == null) {
+            heap = new PositionHeap();
+        }
+        heap.add(node);
+        size++;
+        return node;
+    }
+
+    /** Unlinks {@code op} if it is linked here itself (K1, K2); returns true iff it was. */
+    boolean unlink(Operation op) {
+        Operation p = op.prev;
+        if (p == null && head != op) {
+            return false;
+        }
+        Operation n = op.next;
+        if (p == null) {
+            head = n;
+        } else {
+            p.next = n;
+        }
+        if (n == null) {
+            tail = p;
+        } else {
+            n.prev = p;
+        }
+        op.prev = null;
+        op.next = null;
+        size--;
+        return true;
+    }
+
+    /** Unlinks {@code node} if it is linked here (K1, K2, K7); returns true iff it was. */
+    boolean unlink(WatchNode node) {
+        if (node instanceof PositionNode positioned) {
+            if (positioned.index >= 0) {
+                heap.remove(positioned, PositionNode.UNLINKED);
+                size--;
+                return true;
+            }
+            if (positioned.index == PositionNode.UNLINKED) {
+                return false;
+            }
+            positioned.index = PositionNode.UNLINKED;
+            reachedOnList--;
+        }
+        WatchNode p = node.prev;
+        if (p == null && nodeHead != node) {
+            return false;
+        }
+        WatchNode n = node.next;
+        if (p == null) {
+            nodeHead = n;
+        } else {
+            p.next = n;
+        }
+        if (n == null) {
+            nodeTail = p;
+        } else {
+            n.prev = p;
+        }
+        node.prev = null;
+        node.next = null;
+        size--;
+        return true;
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    int size() {
+        return size;
+    }
+
+    /**
+     * How many operations {@link #take} copies: those of the lists, but for the PositionNodes on
+     * the node list if {@code skipReached}; and of the heap every one if {@code all}, else those at
+     * a position of at most {@code position}. O(that number).
+     */
+    int count(boolean all, long position, boolean skipReached) {
+        int positioned = heap == null ? 0 : heap.size();
+        int lists = size - positioned - (skipReached ? reachedOnList : 0);
+        return lists + (all ? positioned : positioned == 0 ? 0 : heap.countReached(position));
+    }
+
+    /**
+     * Copies the operations {@link #count} counts into {@code into}: the list's, then the nodes',
+     * then the heap's; unless {@code all}, each heap node taken moves to the node list (K7).
+     */
+    void take(boolean all, long position, boolean skipReached, Operation[] into) {
+        int i = 0;
+        for (Operation op = head; op != null; op = op.next) {
+            into[i++] = op;
+        }
+        for (WatchNode n = nodeHead; n != null; n = n.next) {
+            if (!(skipReached && n instanceof PositionNode)) {
+                into[i++] = n.operation;
+            }
+        }
+        if (heap == null) {
+            return;
+        }
+        if (all) {
+            heap.copyTo(into, i);
+            return;
+        }
+        for (PositionNode node = heap.pollReached(position); node != null; node = heap.pollReached(position)) {
+            node.index = PositionNode.ON_LIST;
+            reachedOnList++;
+            appendNode(node);
+            into[i++] = node.operation;
+        }
+    }
+
+    /** Checks (K1), (K7) and OperationState (O6) for this key (tests, in quiescence); returns the elements. */
+    int checkLinks(Owner owner) {
+        int count = 0;
+        Operation previous = null;
+        for (Operation op = head; op != null; op = op.next) {
+            if (op.prev != previous || op.watching != this) {
+                throw new IllegalStateException("(K1) broken watch list for key " + key);
+            }
+            checkOperation(op, owner);
+            previous = op;
+            count++;
+        }
+        WatchNode previousNode = null;
+        int onList = 0;
+        for (WatchNode n = nodeHead; n != null; n = n.next) {
+            if (n.prev != previousNode || n.watchers != this) {
+                throw new IllegalStateException("(K1) broken node list for key " + key);
+            }
+            if (n instanceof PositionNode p) {
+                if (p.index != PositionNode.ON_LIST) {
+                    throw new IllegalStateException("(K7) a position node on the list of " + key + " is not ON_LIST");
+                }
+                onList++;
+            }
+            checkOperation(n.operation, owner);
+            previousNode = n;
+            count++;
+        }
+        if (onList != reachedOnList) {
+            throw new IllegalStateException("(K7) " + onList + " position nodes on the list of " + key + ", counted "
+                    + reachedOnList);
+        }
+        count += heap == null ? 0 : heap.check(this);
+        for (int h = 0; heap != null && h < heap.size(); h++) {
+            checkOperation(heap.node(h).operation, owner);
+        }
+        if (previous != tail || previousNode != nodeTail || count != size) {
+            throw new IllegalStateException("(K1) watch list tail or size wrong for key " + key);
+        }
+        return count;
+    }
+
+    private void checkOperation(Operation op, Owner owner) {
+        if (op.owner == null || op.owner.engine() != owner) {
+            throw new IllegalStateException("(O6) an operation on the list of " + key + " names owner " + op.owner);
+        }
+        if (OperationState.isSettled(op)) {
+            throw new IllegalStateException("settled operation still watched on " + key);
+        }
+    }
+
+    private void appendNode(WatchNode node) {
+        WatchNode last = nodeTail;
+        if (last == null) {
+            nodeHead = node;
+        } else {
+            node.prev = last;
+            last.next = node;
+        }
+        nodeTail = node;
+    }
+}
