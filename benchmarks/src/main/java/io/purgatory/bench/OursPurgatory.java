@@ -3,6 +3,7 @@ package io.purgatory.bench;
 import io.purgatory.DelayedOperation;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -38,7 +39,8 @@ final class OursPurgatory implements PurgatoryUnderTest {
 
     OursPurgatory(String name, Duration backPressure) {
         this.expirations = Executors.newFixedThreadPool(2, Threads.daemonFactory(name + "-expiration"));
-        this.timer = SystemTimer.builder(name).executor(expirations).backPressure(backPressure).build();
+        this.timer = SystemTimer.builder(name).executor(expirations)
+                .settings(TimerSettings.DEFAULT.withBackPressure(backPressure)).build();
         this.purgatory = DelayedOperationPurgatory.builder(name).timer(timer).build();
     }
 

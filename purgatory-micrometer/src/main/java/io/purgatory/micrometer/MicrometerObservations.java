@@ -1,5 +1,6 @@
 package io.purgatory.micrometer;
 
+import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.purgatory.WaitObserver;
@@ -38,8 +39,13 @@ public final class MicrometerObservations implements WaitObserver {
      *       whatever that thread did next.
      * (M13) A handler that throws on start stops the observation's start part way: the handlers
      *       before it have started, and nothing would stop them, since the purgatory gets no
-     *       handle. started() stops the observation (outcome FAILED, the error attached), then
+     *       handle. started() ends the observation (outcome FAILED, the error attached), then
      *       rethrows, so the purgatory reports the failure and leaves the wait unobserved.
+     * (M14) An observation ends in one place, end(): whatever a handler throws in error() or in
+     *       stop(), stop() is still called, and a long task sample that a handler left running
+     *       (Micrometer calls the handlers' onStop in one loop, so one that throws keeps those
+     *       after it from stopping) is stopped, so the active count comes back. The first
+     *       failure is rethrown for the purgatory to report.
      */
 
     private static final DefaultWaitObservationConvention DEFAULT = new DefaultWaitObservationConvention();
@@ -93,27 +99,58 @@ public final class MicrometerObservations implements WaitObserver {
         }
         try {
             return observation.start();
-        } catch (RuntimeException | Error startFailure) { // a handler threw: stop those that started (M13)
+        } catch (RuntimeException | Error startFailure) { // a handler threw: end those that started (M13)
             try {
-                ((WaitObservationContext) observation.getContext()).setOutcome(WaitOutcome.FAILED);
-                observation.error(startFailure);
-                observation.stop();
-            } catch (RuntimeException | Error stopFailure) {
-                startFailure.addSuppressed(stopFailure);
+                end(observation, WaitOutcome.FAILED, startFailure);
+            } catch (RuntimeException | Error endFailure) {
+                if (endFailure != startFailure) {
+                    startFailure.addSuppressed(endFailure);
+                }
             }
             throw startFailure;
         }
     }
 
-    /** Stops the wait's observation with its outcome, and with its error if it failed. */
+    /** Stops the wait's observation with its outcome, and with its error if it failed (M10, M14). */
     @Override
     public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
-        Observation observation = (Observation) handle; // stopped once (M10)
-        ((WaitObservationContext) observation.getContext()).setOutcome(outcome);
+        end((Observation) handle, outcome, failure); // stopped once (M10)
+    }
+
+    /** Ends {@code observation}: its outcome, its error if any, and its stop, whatever a handler throws (M14). */
+    private static void end(Observation observation, WaitOutcome outcome, Throwable failure) {
+        Observation.Context context = observation.getContext();
+        ((WaitObservationContext) context).setOutcome(outcome);
+        Throwable first = null;
         if (failure != null) {
-            observation.error(failure);
+            try {
+                observation.error(failure);
+            } catch (RuntimeException | Error errorFailure) {
+                first = errorFailure;
+            }
         }
-        observation.stop();
+        try {
+            observation.stop();
+        } catch (RuntimeException | Error stopFailure) {
+            first = first == null ? stopFailure : withSuppressed(first, stopFailure);
+            LongTaskTimer.Sample active = context.get(LongTaskTimer.Sample.class); // a meter handler's, not stopped
+            if (active != null) {
+                active.stop();
+            }
+        }
+        if (first instanceof Error error) {
+            throw error;
+        }
+        if (first != null) {
+            throw (RuntimeException) first;
+        }
+    }
+
+    private static Throwable withSuppressed(Throwable first, Throwable next) {
+        if (next != first) {
+            first.addSuppressed(next);
+        }
+        return first;
     }
 
     @Override

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link MicrometerObservations} with an observation handler of the application's that throws
- * when a wait's observation starts: the wait is answered as usual, and no other handler is left
- * with an observation it started and nobody stops (MicrometerObservations M10: each observation
- * started is stopped exactly once).
+ * when a wait's observation starts, errs or stops: the wait is answered as usual, and no other
+ * handler is left with an observation it started and nobody stops (MicrometerObservations M10,
+ * M13, M14): the active count comes back.
  */
 class ObservationHandlerFailureTest {
 
@@ -32,6 +32,79 @@ class ObservationHandlerFailureTest {
         @Override
         public boolean supportsContext(Observation.Context context) {
             return true;
+        }
+    }
+
+    /** Throws on every error, or on every stop; handles every context. */
+    private static final class Failing implements ObservationHandler<Observation.Context> {
+        private final boolean onError;
+
+        Failing(boolean onError) {
+            this.onError = onError;
+        }
+
+        @Override
+        public void onError(Observation.Context context) {
+            if (onError) {
+                throw new IllegalStateException("handler failed on error");
+            }
+        }
+
+        @Override
+        public void onStop(Observation.Context context) {
+            if (!onError) {
+                throw new IllegalStateException("handler failed on stop");
+            }
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
+        }
+    }
+
+    @Test
+    void ended_aHandlerThrowsOnError_theObservationIsStillStoppedAndRecorded() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters))
+                .observationHandler(new Failing(true));
+        ManualTimer timer = new ManualTimer();
+        KeyedWaits<String, String> waits = KeyedWaits.builder("payments").timer(timer)
+                .observer(MicrometerObservations.of(registry)).build();
+        try {
+            CompletableFuture<String> answer = waits.await("order-1", Duration.ofSeconds(5));
+            assertThat(waits.completeExceptionally("order-1", new IllegalArgumentException("declined"))).isOne();
+
+            assertThat(answer).isCompletedExceptionally();
+            assertThat(meters.find("purgatory.wait.active").longTaskTimer().activeTasks())
+                    .as("the observation was stopped though a handler threw in error()").isZero();
+            assertThat(meters.find("purgatory.wait").timer().count()).isOne();
+        } finally {
+            waits.close();
+            timer.close();
+        }
+    }
+
+    @Test
+    void ended_aHandlerAfterTheMeterHandlerThrowsOnStop_theActiveCountComesBack() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters))
+                .observationHandler(new Failing(false)); // stopped first: Micrometer stops in reverse order
+        ManualTimer timer = new ManualTimer();
+        KeyedWaits<String, String> waits = KeyedWaits.builder("payments").timer(timer)
+                .observer(MicrometerObservations.of(registry)).build();
+        try {
+            CompletableFuture<String> answer = waits.await("order-1", Duration.ofSeconds(5));
+            assertThat(waits.complete("order-1", "paid")).isOne();
+
+            assertThat(answer).isCompletedWithValue("paid");
+            assertThat(meters.find("purgatory.wait.active").longTaskTimer().activeTasks())
+                    .as("the meter handler's active sample, which the throwing handler kept from stopping").isZero();
+        } finally {
+            waits.close();
+            timer.close();
         }
     }
 

@@ -1,7 +1,7 @@
 package io.purgatory.spring;
 
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerGeometry;
+import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -19,7 +19,7 @@ final class PropertyRules {
 
     /** The most shards a purgatory may have: {@code PurgatoryBuilder.shards}' bound. */
     static final int MAX_SHARDS = 1 << 16;
-    /** The fewest buckets a wheel may have: {@code TimerGeometry}'s bound. */
+    /** The fewest buckets a wheel may have: {@code TimerSettings}'s bound. */
     static final int MIN_WHEEL_SIZE = 2;
 
     private static final String INVALID = "purgatory.invalid";
@@ -55,9 +55,9 @@ final class PropertyRules {
                 errors.rejectValue("tick", INVALID, "must be from 1ms to " + Timer.MAX_DELAY_MS
                         + "ms (read in whole milliseconds, a fraction rounded up)");
             }
-            if (runtime.getWheelSize() < MIN_WHEEL_SIZE || runtime.getWheelSize() > TimerGeometry.MAX_WHEEL_SIZE) {
+            if (runtime.getWheelSize() < MIN_WHEEL_SIZE || runtime.getWheelSize() > TimerSettings.MAX_WHEEL_SIZE) {
                 errors.rejectValue("wheel-size", INVALID, "must be from " + MIN_WHEEL_SIZE + " to "
-                        + TimerGeometry.MAX_WHEEL_SIZE);
+                        + TimerSettings.MAX_WHEEL_SIZE);
             }
         } else if (target instanceof PurgatoryProperties.Metrics metrics) {
             if (!positiveAndDistinct(metrics.getBuckets())) {

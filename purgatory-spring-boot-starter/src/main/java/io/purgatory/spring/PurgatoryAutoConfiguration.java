@@ -2,6 +2,7 @@ package io.purgatory.spring;
 
 import io.purgatory.MetricsRecorderFactory;
 import io.purgatory.PurgatoryRuntime;
+import io.purgatory.timer.TimerSettings;
 import io.purgatory.WaitObserver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,8 +29,7 @@ public final class PurgatoryAutoConfiguration {
     public PurgatoryRuntime purgatoryRuntime(PurgatoryProperties properties) {
         PurgatoryProperties.SharedRuntime runtime = properties.getRuntime();
         return PurgatoryRuntime.builder(runtime.getName())
-                .tick(runtime.getTick())
-                .wheelSize(runtime.getWheelSize())
+                .timerSettings(TimerSettings.DEFAULT.withTick(runtime.getTick()).withWheelSize(runtime.getWheelSize()))
                 .build();
     }
 

@@ -2,7 +2,7 @@ package io.purgatory.spring;
 
 import io.purgatory.ClosePolicy;
 import io.purgatory.PurgatoryBuilder;
-import io.purgatory.timer.TimerGeometry;
+import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -20,7 +20,7 @@ import org.springframework.validation.Validator;
  * ({@code purgatory.health.*}). A purgatory you build yourself with
  * {@code KeyedWaits.builder(...)} or {@code DelayedOperationPurgatory.builder(...)} keeps its own
  * settings; only the metrics binding reaches it, when it is a bean. The defaults are the core's
- * ({@code PurgatoryBuilder.DEFAULT_SHARDS}, {@code TimerGeometry.DEFAULT}); the IDE metadata
+ * ({@code PurgatoryBuilder.DEFAULT_SHARDS}, {@code TimerSettings.DEFAULT}); the IDE metadata
  * repeats them from {@code additional-spring-configuration-metadata.json}, checked against them.
  *
  * <p>Spring Boot validates them as it binds them (they are their own {@link Validator}: no Bean
@@ -124,10 +124,10 @@ public class PurgatoryProperties implements Validator {
 
         /** Tick of the shared timer: the precision of every timeout on it (whole milliseconds). */
         @DurationUnit(ChronoUnit.MILLIS)
-        private Duration tick = Duration.ofMillis(TimerGeometry.DEFAULT.tickMs());
+        private Duration tick = Duration.ofMillis(TimerSettings.DEFAULT.tickMs());
 
         /** Buckets per wheel of the shared timer. */
-        private int wheelSize = TimerGeometry.DEFAULT.wheelSize();
+        private int wheelSize = TimerSettings.DEFAULT.wheelSize();
 
         /** Name of the shared runtime. */
         public String getName() {
