@@ -152,10 +152,12 @@ public final class EventRetention<V> {
         return events.size();
     }
 
+    /** Waits answered at registration by a retained event. */
     public long hits() {
         return hits.sum();
     }
 
+    /** Events dropped before their window ended, for capacity. */
     public long evicted() {
         return evicted.sum();
     }
