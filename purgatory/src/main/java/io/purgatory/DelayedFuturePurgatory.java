@@ -3,6 +3,7 @@ package io.purgatory;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 
 import io.purgatory.internal.Engine;
+import io.purgatory.internal.Visit;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
@@ -66,7 +67,7 @@ public final class DelayedFuturePurgatory implements Purgatory {
         DelayedFuture<V> operation = new DelayedFuture<>(timeoutMs, futures, responseCallback);
         if (!engine.submit(operation, operation)) {
             CompletableFuture<Void> unused = CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0]))
-                    .whenCompleteAsync((ignored, error) -> engine.check(operation), executor());
+                    .whenCompleteAsync((ignored, error) -> engine.check(operation, Visit.ALL, 0L), executor());
         }
         return operation;
     }

@@ -1,6 +1,7 @@
 package io.purgatory;
 
 import io.purgatory.internal.Engine;
+import io.purgatory.internal.Visit;
 import io.purgatory.internal.WatchKeys;
 import java.util.Collection;
 import java.util.List;
@@ -90,7 +91,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         if (watchKeys.size() == 1) { // one key: no array
             return engine.submit(operation, WatchKeys.only(watchKeys));
         }
-        return engine.submit(operation, WatchKeys.distinct(watchKeys));
+        return engine.submit(operation, WatchKeys.distinct(watchKeys), null);
     }
 
     /**
@@ -113,7 +114,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     public boolean tryCompleteElseWatch(T operation, Object key, long position) {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(key, "key");
-        return engine.submitAt(operation, new Object[] {WatchKeys.check(key, 0)}, new long[] {position});
+        return engine.submit(operation, new Object[] {WatchKeys.check(key, 0)}, new long[] {position});
     }
 
     /**
@@ -136,7 +137,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
             throw new IllegalArgumentException("positioned waits need distinct keys, one per position: "
                     + keys.size() + " keys (" + distinct.length + " distinct), " + positions.length + " positions");
         }
-        return engine.submitAt(operation, distinct, positions.clone());
+        return engine.submit(operation, distinct, positions.clone());
     }
 
     /**
@@ -147,7 +148,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     public int checkAndComplete(Object key) {
         Objects.requireNonNull(key, "key");
-        return engine.check(key);
+        return engine.check(key, Visit.ALL, 0L);
     }
 
     /**
@@ -160,7 +161,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
      */
     public int checkAndComplete(Object key, long position) {
         Objects.requireNonNull(key, "key");
-        return engine.check(key, position);
+        return engine.check(key, Visit.NEWLY_REACHED, position);
     }
 
     /**

@@ -4,8 +4,8 @@ import io.purgatory.internal.Engine;
 import io.purgatory.internal.EventRetention;
 import io.purgatory.internal.KeyedEvents;
 import io.purgatory.internal.Operation;
-import io.purgatory.internal.RecentEnds;
 import io.purgatory.internal.Visit;
+import io.purgatory.internal.Visitor;
 import io.purgatory.internal.WatchKeys;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
@@ -78,12 +78,8 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
     private final Engine engine;
     private final KeyedEvents<V> events;
-    /** The early events ({@code events.retention()}), or null. */
-    private final EventRetention<V> retention;
-    /** The recent ends of waits that tell a late event ({@code events.ends()}), or null. */
-    private final RecentEnds ends;
-    private final Engine.Visitor offer = (op, value) -> offer(op, value, KeyedWait.NO_POSITION);
-    private final Engine.Visitor fail = KeyedWaits::fail;
+    private final Visitor offer = (op, value) -> offer(op, value, KeyedWait.NO_POSITION);
+    private final Visitor fail = KeyedWaits::fail;
 
     /**
      * Waits with {@code settings}, retaining early events for {@code retainWindowMs} if positive,
@@ -99,8 +95,6 @@ public final class KeyedWaits<K, V> implements Purgatory {
         this.engine = new Engine(settings.config(), this::dropEvents);
         this.events = new KeyedEvents<>(settings.name, engine.runtime(), retainWindowMs, retainMaxEntries,
                 lateWindowMs, lateMaxKeys, Bridges.events(listener));
-        this.retention = events.retention();
-        this.ends = events.ends();
         Bridges.bindAtBuild(engine, settings.metrics, events);
     }
 
@@ -156,7 +150,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
         if (engine.isClosed()) {
             return 0;
         }
-        return handOver(key, value, KeyedWait.NO_POSITION, offer);
+        return events.handOver(engine, key, value, KeyedWait.NO_POSITION, offer);
     }
 
     /**
@@ -175,7 +169,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
         if (engine.isClosed()) {
             return 0;
         }
-        return handOver(key, value, position, new PositionedOffer(position));
+        return events.handOver(engine, key, value, position, (op, v) -> offer(op, v, position));
     }
 
     /**
@@ -198,7 +192,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
     /** Early events retained now (0 without retention). */
     public int retainedEvents() {
-        return retention == null ? 0 : retention.size();
+        return events.retention() == null ? 0 : events.retention().size();
     }
 
     /** A snapshot of the counters of the waits: pending, completed, expired, cancelled... O(1). */
@@ -237,7 +231,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
     /** How long an early event is kept for a wait registered after it; {@link Duration#ZERO} without retention. */
     public Duration retentionWindow() {
-        return retention == null ? Duration.ZERO : Duration.ofMillis(retention.windowMs());
+        return events.retention() == null ? Duration.ZERO : Duration.ofMillis(events.retention().windowMs());
     }
 
     /** The name of the waits: of their threads and meters. */
@@ -276,7 +270,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
     /** The retention of early events, or null (tests). */
     EventRetention<V> retention() {
-        return retention;
+        return events.retention();
     }
 
     /** The events side: early events, recent ends, events that found no wait (tests). */
@@ -289,34 +283,18 @@ public final class KeyedWaits<K, V> implements Purgatory {
         events.close();
     }
 
-    /**
-     * Retains the event (before the waits are visited, X2), hands it to the waits on {@code key}
-     * with {@code visitor}, and tells it if it found none (X5).
-     */
-    private int handOver(Object key, V value, long position, Engine.Visitor visitor) {
-        EventRetention.Event<V> kept = events.arriving(key, value, position);
-        int answered;
-        try {
-            answered = engine.visit(key, Visit.REACHED, position, value, visitor);
-        } catch (RuntimeException | Error visitFailed) { // the key's hashCode or equals threw
-            events.notHandedOver(kept);
-            throw visitFailed;
-        }
-        events.handedOver(key, value, answered, kept);
-        return answered;
-    }
-
     private CompletableFuture<V> submit(Object key, Object[] keys, Duration timeout, Predicate<? super V> until,
                                         Object fallback, long atLeast) {
         long timeoutMs = Timer.toMs(Objects.requireNonNull(timeout, "timeout"));
-        KeyedWait<V> wait = new KeyedWait<>(timeoutMs, retention, ends, key, keys, until, fallback, atLeast);
+        KeyedWait<V> wait = new KeyedWait<>(timeoutMs, events.retention(), events.ends(), key, keys, until, fallback,
+                atLeast);
         try {
             if (atLeast != KeyedWait.NO_POSITION) {
-                engine.submitAt(wait, new Object[] {key}, new long[] {atLeast});
+                engine.submit(wait, new Object[] {key}, new long[] {atLeast});
             } else if (key != null) {
                 engine.submit(wait, key);
             } else {
-                engine.submit(wait, keys);
+                engine.submit(wait, keys, null);
             }
         } catch (PurgatoryFullException | IllegalStateException fullOrClosed) { // the future's failure, not the call's
             return CompletableFuture.failedFuture(fullOrClosed);
@@ -328,14 +306,6 @@ public final class KeyedWaits<K, V> implements Purgatory {
         @SuppressWarnings("unchecked") // the engine holds only KeyedWait<V>, and complete takes a V
         KeyedWait<Object> wait = (KeyedWait<Object>) op;
         return wait.offer(value, position);
-    }
-
-    /** The visit of an event at a position. */
-    private record PositionedOffer(long position) implements Engine.Visitor {
-        @Override
-        public boolean visit(Operation op, Object value) {
-            return offer(op, value, position);
-        }
     }
 
     private static boolean fail(Operation op, Object error) {

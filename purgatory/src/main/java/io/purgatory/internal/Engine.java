@@ -34,14 +34,7 @@ public final class Engine implements Owner {
      *      so nothing waits for it; what the library puts on the timer never waits (RuntimeCore).
      */
 
-    /** What a visit does with each operation watching a key; true if it settled the operation. */
-    @FunctionalInterface
-    public interface Visitor {
-        /** Visits {@code op} with {@code event}; true if that settled it. */
-        boolean visit(Operation op, Object event);
-    }
-
-    private static final Visitor CHECK = (op, ignored) -> OperationState.check(op);
+    private static final Visitor CHECK = (op, ignored) -> Claims.check(op);
 
     private final String name;
     private final WatcherLists lists;
@@ -88,14 +81,13 @@ public final class Engine implements Owner {
         return submit(op, key, null, null);
     }
 
-    /** Submits {@code op} on distinct keys; true iff this call completed it. */
-    public boolean submit(Operation op, Object[] keys) {
-        return keys.length == 1 ? submit(op, keys[0], null, null) : submit(op, null, keys, null);
-    }
-
-    /** Submits {@code op} to wait on each of distinct {@code keys} until its position reaches its own. */
-    public boolean submitAt(Operation op, Object[] keys, long[] positions) {
-        return submit(op, null, keys, positions);
+    /**
+     * Submits {@code op} on distinct {@code keys}, each at its position if {@code positions} is not
+     * null (it waits until the key's position reaches it); true iff this call completed it.
+     */
+    public boolean submit(Operation op, Object[] keys, long[] positions) {
+        return keys.length == 1 && positions == null ? submit(op, keys[0], null, null) : submit(op, null, keys,
+                positions);
     }
 
     /** On one key or several (exactly one of {@code key} and {@code keys}); at positions if those are given. */
@@ -120,7 +112,7 @@ public final class Engine implements Owner {
     /** The submission once its slot is taken: the claim, the four steps, and the undo if they fail (N1, N2). */
     private boolean submitAdmitted(Operation op, Object key, Object[] keys, long[] positions, InProgress progress) {
         try {
-            OperationState.claimForSubmission(op, this, progress);
+            Claims.claimForSubmission(op, this, progress);
         } catch (RuntimeException | Error misuse) { // submitted or settled by another thread since the check
             admission.free();
             throw misuse;
@@ -132,7 +124,7 @@ public final class Engine implements Owner {
             completed = submitClaimed(op, key, keys, positions, progress);
         } catch (RuntimeException | Error failure) {
             boolean undone = undo(op);
-            OperationState.release(op, progress); // finishes a settle that landed meanwhile (N2)
+            Claims.release(op, progress); // finishes a settle that landed meanwhile (N2)
             if (undone) {
                 if (observed != null) {
                     observed.failed(op, failure);
@@ -143,12 +135,12 @@ public final class Engine implements Owner {
                     + " stands", failure);
             return false;
         }
-        return OperationState.release(op, progress) || completed; // retries asked for, a settle made meanwhile
+        return Claims.release(op, progress) || completed; // retries asked for, a settle made meanwhile
     }
 
     /** Kafka's four steps, the submission's claim held: no other thread tries the operation meanwhile. */
     private boolean submitClaimed(Operation op, Object key, Object[] keys, long[] positions, InProgress progress) {
-        if (OperationState.tryOnce(op, progress)) { // 1. try
+        if (Claims.tryOnce(op, progress)) { // 1. try
             return true;
         }
         if (OperationState.isSettled(op)) {
@@ -162,7 +154,7 @@ public final class Engine implements Owner {
         long now = metrics.isBound() ? metrics.now() : UserCode.NO_TIME;
         OperationState.markWatched(op, now != UserCode.NO_TIME, now);
         counters.watched(n);
-        if (OperationState.tryOnce(op, progress)) { // 3. try again
+        if (Claims.tryOnce(op, progress)) { // 3. try again
             return true;
         }
         if (timed && !OperationState.isSettled(op)) { // 4. the timeout
@@ -226,18 +218,12 @@ public final class Engine implements Owner {
 
     // ---- visits ----
 
-    /** Tries every operation watching {@code key} when the call starts; returns how many this call completed. */
-    public int check(Object key) {
-        return checkAt(key, Visit.ALL, 0L);
-    }
-
-    /** Tries those watching {@code key} plainly and those {@code position} reaches for the first time. */
-    public int check(Object key, long position) {
-        return checkAt(key, Visit.NEWLY_REACHED, position);
-    }
-
-    /** A check: the span of this thread's bound on tries that its own checks ask for (O4). */
-    private int checkAt(Object key, Visit mode, long position) {
+    /**
+     * Tries the operations watching {@code key} when the call starts, as {@code mode} selects them
+     * at {@code position} (ALL, or NEWLY_REACHED); returns how many this call completed. The
+     * span of this thread's bound on tries that its own checks ask for (O4).
+     */
+    public int check(Object key, Visit mode, long position) {
         InProgress progress = InProgress.current();
         progress.enterCheck();
         try {

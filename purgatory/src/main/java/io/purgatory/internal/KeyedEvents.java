@@ -71,6 +71,24 @@ public final class KeyedEvents<V> {
         }
     }
 
+    /**
+     * Hands an event over: retains it (before the waits are visited, X2), hands it to the waits
+     * on {@code key} of {@code engine} with {@code visitor}, and tells it if it found none (X5).
+     * Returns how many waits it answered.
+     */
+    public int handOver(Engine engine, Object key, V value, long position, Visitor visitor) {
+        EventRetention.Event<V> kept = arriving(key, value, position);
+        int answered;
+        try {
+            answered = engine.visit(key, Visit.REACHED, position, value, visitor);
+        } catch (RuntimeException | Error visitFailed) { // the key's hashCode or equals threw
+            notHandedOver(kept);
+            throw visitFailed;
+        }
+        handedOver(key, value, answered, kept);
+        return answered;
+    }
+
     /** The visit of an event failed (its key threw): {@code kept} is released, told nothing (X5). */
     public void notHandedOver(EventRetention.Event<V> kept) {
         if (kept != null) {

@@ -70,7 +70,7 @@ public final class OperationState {
     static final long BY_CLOSE = 1L << 9;
     /** Settled on the thread holding the claim, during its try (O7). */
     static final long BY_HOLDER = 1L << 10;
-    private static final long CLAIM_BITS = TRYING | RETRY | SELF_RETRY;
+    static final long CLAIM_BITS = TRYING | RETRY | SELF_RETRY;
     private static final int TIME_SHIFT = 11;
     private static final long TIME_MASK = -1L >>> TIME_SHIFT;
     private static final long NANOS_PER_MICRO = 1_000L;
@@ -84,7 +84,7 @@ public final class OperationState {
     /** As SUBMITTED_ONLY, and the callbacks run before the settle returns, inside a callback too (close, Q3). */
     private static final int SUBMITTED_NOW = 3;
 
-    private static final VarHandle STATE;
+    static final VarHandle STATE;
 
     static {
         try {
@@ -127,10 +127,6 @@ public final class OperationState {
 
     static boolean isSettled(long s) {
         return (s & OUTCOME) != 0;
-    }
-
-    static int outcome(long s) {
-        return (int) (s & OUTCOME);
     }
 
     static boolean isSubmitted(long s) {
@@ -234,164 +230,20 @@ public final class OperationState {
         }
     }
 
-    // ---- claims and tries ----
-
-    /**
-     * A check's visit of {@code op}: one try under the claim, then the claim given back, whatever
-     * happens. Returns true iff a try of this visit completed it (O7).
-     */
-    static boolean check(Operation op) {
-        InProgress progress = InProgress.current();
-        if (!claim(op, progress)) {
-            return false;
-        }
-        boolean completed = false;
-        try {
-            completed = tryOnce(op, progress);
-        } finally {
-            completed |= release(op, progress);
-        }
-        return completed;
-    }
-
-    /**
-     * Takes the claim for a check's try (O2), unless this thread has tried it as often as one check
-     * may from inside another's claim (O4). Returns false if the operation is settled or not
-     * submitted, or if a try holds the claim, which is then asked to try again (O3, O4).
-     */
-    private static boolean claim(Operation op, InProgress progress) {
-        for (;;) {
-            long s = op.state;
-            if (isSettled(s) || !isSubmitted(s)) {
-                return false;
-            }
-            if ((s & TRYING) != 0) {
-                long ask = progress.holdsClaim(op) ? SELF_RETRY : RETRY;
-                if ((s & ask) != 0 || STATE.compareAndSet(op, s, s | ask)) {
-                    return false;
-                }
-            } else if (progress.nestedTries(op) >= MAX_TRIES_PER_CHECK) {
-                return false; // (O4)
-            } else if (STATE.compareAndSet(op, s, s | TRYING)) {
-                progress.holdClaim(op);
-                return true;
-            }
-        }
-    }
-
-    /**
-     * Takes the claim for a submission to {@code owner}, marks the operation submitted and makes
-     * {@code owner} its owner (O6).
-     *
-     * @throws IllegalStateException if it is settled, or was submitted before
-     */
-    static void claimForSubmission(Operation op, Owner owner, InProgress progress) {
-        for (;;) {
-            long s = op.state;
-            checkSubmittable(op, s);
-            if (STATE.compareAndSet(op, s, s | TRYING | SUBMITTED)) {
-                op.owner = owner;
-                progress.holdClaim(op);
-                return;
-            }
-        }
-    }
+    // ---- the submission's marks ----
 
     /** Throws if {@code op} cannot be submitted: it is settled, or was submitted before. */
     static void checkSubmittable(Operation op, long s) {
         if (isSettled(s)) {
-            throw new IllegalStateException("operation is already settled (" + OUTCOME_NAMES[outcome(s)] + "): " + op);
+            String[] names = {"", "COMPLETED", "EXPIRED", "CANCELLED"};
+            throw new IllegalStateException("operation is already settled (" + names[(int) (s & OUTCOME)] + "): " + op);
         }
         if ((s & (SUBMITTED | TRYING)) != 0) {
-            String other = ownerName(op);
-            throw new IllegalStateException("operation was already submitted to purgatory '"
-                    + (other == null ? "?" : other) + "': " + op);
+            throw new IllegalStateException("operation was already submitted to purgatory '" + ownerName(op) + "': "
+                    + op);
         }
     }
 
-    private static final String[] OUTCOME_NAMES = {"PENDING", "COMPLETED", "EXPIRED", "CANCELLED"};
-
-    /** Runs {@code op}'s tryComplete once under its claim (O2); true iff the try completed it (O7). */
-    static boolean tryOnce(Operation op, InProgress progress) {
-        if (isSettled(op.state)) {
-            return false; // settled since the claim was taken: no try starts on a settled word (O2)
-        }
-        if (progress.lastClaimIsNested()) {
-            progress.countNestedTry(op); // (O4)
-        }
-        UserCode.tryComplete(op);
-        return (op.state & (OUTCOME | BY_HOLDER)) == (COMPLETED | BY_HOLDER);
-    }
-
-    /**
-     * Gives the claim back: first tries again while a check asked for it (O3, O4), then finishes a
-     * settle made while the claim was held, and only then clears the claim (O5). Returns true iff
-     * one of those tries completed the operation (O7).
-     */
-    static boolean release(Operation op, InProgress progress) {
-        boolean completed = false;
-        int selfRetries = 0;
-        boolean held = true;
-        try {
-            for (;;) {
-                long s = op.state;
-                if (isSettled(s)) {
-                    held = false;
-                    progress.dropClaim(); // its tries are over: a check from its callbacks is not one of them (O4)
-                    finishHeld(op, s, progress);
-                    return completed;
-                }
-                if ((s & RETRY) != 0) {
-                    if (STATE.compareAndSet(op, s, s & ~(RETRY | SELF_RETRY)) && isSubmitted(s)) {
-                        completed |= tryOnce(op, progress);
-                    }
-                } else if ((s & SELF_RETRY) != 0) {
-                    if (STATE.compareAndSet(op, s, s & ~SELF_RETRY) && isSubmitted(s)
-                            && mayRetryForItself(op, progress, ++selfRetries)) {
-                        completed |= tryOnce(op, progress);
-                    }
-                } else if (STATE.compareAndSet(op, s, s & ~TRYING)) {
-                    return completed;
-                }
-            }
-        } finally {
-            if (held) {
-                progress.dropClaim();
-            }
-        }
-    }
-
-    /** Whether a self-check's request for another try is within the bound of one check (O4). */
-    private static boolean mayRetryForItself(Operation op, InProgress progress, int selfRetries) {
-        if (progress.lastClaimIsNested()) {
-            return progress.nestedTries(op) < MAX_TRIES_PER_CHECK;
-        }
-        return selfRetries < MAX_TRIES_PER_CHECK; // the first try and MAX - 1 retries
-    }
-
-    /** Finishes a settle made while this thread held the claim, then clears the claim (O5, O8). */
-    private static void finishHeld(Operation op, long s, InProgress progress) {
-        Owner counted = (s & COUNTED) != 0 ? op.owner : null;
-        try {
-            if (counted != null) {
-                progress.beginExpiry(counted.engine());
-            }
-            try {
-                finish(op, outcome(s), s, false);
-            } finally {
-                if (counted != null) {
-                    progress.endExpiry();
-                }
-            }
-        } finally {
-            STATE.getAndBitwiseAnd(op, ~CLAIM_BITS);
-            if (counted != null) {
-                counted.expiryEnds();
-            }
-        }
-    }
-
-    // ---- the submission's marks ----
 
     /** Marks the operation watched, at {@code nowNanos} if {@code timed}; the claim is held. */
     static void markWatched(Operation op, boolean timed, long nowNanos) {
@@ -423,7 +275,7 @@ public final class OperationState {
      * Finishes a settle, exactly once (O5): the owner's booking, then the callbacks, whatever the
      * booking does; the callbacks before returning if {@code now} (Callbacks Q3).
      */
-    private static void finish(Operation op, int outcome, long s, boolean now) {
+    static void finish(Operation op, int outcome, long s, boolean now) {
         Owner owner = op.owner; // (O6)
         try {
             if (owner != null && isSubmitted(s)) {

@@ -128,7 +128,7 @@ final class WatcherList {
      * throws (a library fault; user code is contained by UserCode) does not stop the others, and
      * the first such failure is rethrown once all were visited.
      */
-    int visit(Object key, Visit mode, long position, Object event, Engine.Visitor visitor) {
+    int visit(Object key, Visit mode, long position, Object event, Visitor visitor) {
         CopyBuffer copies = InProgress.current().copies;
         Operation[] ops;
         int n;
