@@ -2,8 +2,6 @@ package io.purgatory.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.purgatory.PurgatoryBuilder;
 import io.purgatory.timer.TimerGeometry;
 import java.io.IOException;
@@ -14,6 +12,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The configuration metadata that IDEs complete the purgatory.* properties from: every property,
@@ -27,17 +27,20 @@ class ConfigurationMetadataTest {
         JsonNode metadata = metadata();
         List<String> names = new ArrayList<>();
         for (JsonNode property : metadata.get("properties")) {
-            String name = property.get("name").asText();
+            String name = property.get("name").asString();
             if (name.startsWith("purgatory.")) {
                 names.add(name);
-                assertThat(property.path("description").asText()).as("description of %s", name).isNotBlank();
+                assertThat(property.path("description").asString()).as("description of %s", name).isNotBlank();
             }
         }
 
         assertThat(names).containsExactlyInAnyOrder("purgatory.runtime.name", "purgatory.runtime.tick",
-                "purgatory.runtime.wheel-size", "purgatory.shards", "purgatory.max-pending", "purgatory.close-policy",
-                "purgatory.metrics.enabled", "purgatory.metrics.buckets", "purgatory.observations.enabled",
-                "purgatory.observations.link-answers", "purgatory.health.rejection-window");
+                "purgatory.runtime.wheel-size", "purgatory.runtime.back-pressure",
+                "purgatory.runtime.expiration-executor", "purgatory.shards", "purgatory.max-pending",
+                "purgatory.close-policy", "purgatory.metrics.enabled", "purgatory.metrics.buckets",
+                "purgatory.observations.enabled", "purgatory.observations.link-answers",
+                "purgatory.health.rejection-window", "purgatory.kafka.bootstrap-servers", "purgatory.kafka.consumer",
+                "purgatory.kafka.feeds");
     }
 
     /**
@@ -48,7 +51,7 @@ class ConfigurationMetadataTest {
     void metadata_defaults_areTheCoresConstants() throws IOException {
         Map<String, String> defaults = new HashMap<>();
         for (JsonNode property : metadata().get("properties")) {
-            defaults.put(property.get("name").asText(), property.path("defaultValue").asText(null));
+            defaults.put(property.get("name").asString(), property.path("defaultValue").asString(null));
         }
         PurgatoryProperties properties = new PurgatoryProperties();
 
@@ -75,7 +78,9 @@ class ConfigurationMetadataTest {
         assertThat(imports.lines()).containsExactly(PurgatoryAutoConfiguration.class.getName(),
                 PurgatoryMetricsAutoConfiguration.class.getName(),
                 PurgatoryObservationAutoConfiguration.class.getName(),
-                PurgatoryActuatorAutoConfiguration.class.getName(), PurgatoryWebAutoConfiguration.class.getName());
+                PurgatoryActuatorAutoConfiguration.class.getName(), PurgatoryWebAutoConfiguration.class.getName(),
+                PurgatoryKafkaAutoConfiguration.class.getName(),
+                io.purgatory.spring.boot4.PurgatoryHealthAutoConfiguration.class.getName());
     }
 
     private JsonNode metadata() throws IOException {
