@@ -162,7 +162,11 @@ class MvcLongPollTest {
                 .mapToObj(i -> http.get("/orders/full-" + i + "/wait")).toList();
         await().atMost(DEADLINE).until(() -> payments.pending() == 3);
 
-        assertThat(http.get("/orders/one-more/wait").join().statusCode()).isEqualTo(429); // max-pending is 3
+        HttpResponse<String> full = http.get("/orders/one-more/wait").join(); // max-pending is 3
+        assertThat(full.statusCode()).isEqualTo(429);
+        assertThat(full.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(http.get("/orders/one-more/wait-failing").join().statusCode()).as("a failed future: the same")
+                .isEqualTo(429);
 
         HttpResponse<String> readiness = http.get("/actuator/health/readiness").join();
         assertThat(readiness.statusCode()).isEqualTo(503);

@@ -58,6 +58,16 @@ final class PaymentsApp {
             return payments.await(id, Duration.ofMillis(timeoutMs));
         }
 
+        /** The same wait, its refusal as a failed future (what {@code await} returns once the core fails it). */
+        @GetMapping("/orders/{id}/wait-failing")
+        CompletableFuture<Payment> awaitFailing(@PathVariable String id) {
+            try {
+                return payments.await(id, Duration.ofMinutes(10));
+            } catch (RuntimeException refused) {
+                return CompletableFuture.failedFuture(refused);
+            }
+        }
+
         @GetMapping("/orders/{id}/wait-mono")
         Mono<Payment> awaitMono(@PathVariable String id, @RequestParam(defaultValue = "600000") long timeoutMs) {
             return Mono.fromFuture(() -> payments.await(id, Duration.ofMillis(timeoutMs)));

@@ -88,7 +88,9 @@ class FeedAppProcessTest {
         HttpResponse<String> readiness = get(base + "/actuator/health/readiness").join();
         assertThat(readiness.statusCode()).isEqualTo(503);
         assertThat(readiness.body()).contains("\"status\":\"DOWN\"", "\"topic\":\"refnuds\"",
-                "\"state\":\"TOPIC_MISSING\"", "topic 'refnuds' does not exist");
+                "\"state\":\"TOPIC_MISSING\"", "topic 'refnuds' does not exist", "\"readinessState\"");
+        assertThat(get(base + "/actuator/health/kafkaFeeds/refunds").join().body())
+                .contains("\"status\":\"DOWN\"", "\"reason\":\"topic 'refnuds' does not exist\"");
         String health = get(base + "/actuator/health").join().body();
         assertThat(health).contains("\"kafkaFeeds\"", "\"purgatories\"", "\"topic\":\"payments\"",
                 "\"state\":\"READY\"");
