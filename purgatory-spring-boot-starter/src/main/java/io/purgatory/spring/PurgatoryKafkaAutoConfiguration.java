@@ -133,7 +133,9 @@ public final class PurgatoryKafkaAutoConfiguration {
                 RootBeanDefinition feed = new RootBeanDefinition(KafkaFeed.class);
                 feed.setInstanceSupplier(() -> ((ConfigurableListableBeanFactory) registry)
                         .getBean(KafkaFeedFactory.class).start(waits));
-                feed.setDependsOn(waits); // created after its waits, destroyed before them
+                if (registry.containsBeanDefinition(waits)) { // else the factory refuses it, naming the property
+                    feed.setDependsOn(waits); // created after its waits, destroyed before them
+                }
                 feed.setDestroyMethodName("close");
                 registry.registerBeanDefinition(waits + "KafkaFeed", feed);
             }

@@ -37,7 +37,8 @@ class InapplicablePropertiesTest {
         ApplicationContextRunner context = beside.equals("with its own runtime")
                 ? runner.withBean("own", PurgatoryRuntime.class, () -> PurgatoryRuntime.builder("own").build())
                 : runner.withPropertyValues(beside);
-        context.withPropertyValues(setting).run(started -> assertThat(started).getFailure().rootCause()
+        context.withPropertyValues(setting).run(started -> assertThat(started).getFailure()
+                .extracting(InapplicablePropertiesTest::refusal)
                 .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, refused -> {
                     assertThat(refused.getName()).isEqualTo(property);
                     assertThat(refused.getReason()).contains(reason);
@@ -55,7 +56,7 @@ class InapplicablePropertiesTest {
     void startup_kafkaPropertyWithoutPurgatoryKafka_failsNamingIt() {
         runner.withClassLoader(new FilteredClassLoader("io.purgatory.kafka"))
                 .withPropertyValues("purgatory.kafka.feeds.payments.topic=payments")
-                .run(context -> assertThat(context).getFailure().rootCause()
+                .run(context -> assertThat(context).getFailure().extracting(InapplicablePropertiesTest::refusal)
                         .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, refused -> {
                             assertThat(refused.getName()).isEqualTo("purgatory.kafka.feeds.payments.topic");
                             assertThat(refused.getReason()).contains("purgatory-kafka is not on the class path");
@@ -66,7 +67,7 @@ class InapplicablePropertiesTest {
     void feed_namingNoKeyedWaitsBean_failsNamingItsTopicProperty() {
         runner.withPropertyValues("purgatory.kafka.bootstrap-servers=127.0.0.1:9",
                         "purgatory.kafka.feeds.nothing.topic=t")
-                .run(context -> assertThat(context).getFailure().rootCause()
+                .run(context -> assertThat(context).getFailure().extracting(InapplicablePropertiesTest::refusal)
                         .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, refused -> {
                             assertThat(refused.getName()).isEqualTo("purgatory.kafka.feeds.nothing.topic");
                             assertThat(refused.getReason()).contains("no KeyedWaits bean named 'nothing'");
@@ -78,7 +79,7 @@ class InapplicablePropertiesTest {
         runner.withUserConfiguration(IntegerWaits.class)
                 .withPropertyValues("purgatory.kafka.bootstrap-servers=127.0.0.1:9",
                         "purgatory.kafka.feeds.counts.topic=t")
-                .run(context -> assertThat(context).getFailure().rootCause()
+                .run(context -> assertThat(context).getFailure().extracting(InapplicablePropertiesTest::refusal)
                         .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, refused -> {
                             assertThat(refused.getName()).isEqualTo("purgatory.kafka.feeds.counts.topic");
                             assertThat(refused.getReason()).contains("declare a KafkaFeedMapping bean");
@@ -90,10 +91,20 @@ class InapplicablePropertiesTest {
         runner.withUserConfiguration(IntegerWaits.class)
                 .withBean(KafkaFeedMapping.class, () -> KafkaFeedMapping.of("counts", r -> "k", r -> 1))
                 .withPropertyValues("purgatory.kafka.feeds.counts.topic=t")
-                .run(context -> assertThat(context).getFailure().rootCause()
+                .run(context -> assertThat(context).getFailure().extracting(InapplicablePropertiesTest::refusal)
                         .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class,
                                 refused -> assertThat(refused.getName())
                                         .isEqualTo("purgatory.kafka.bootstrap-servers")));
+    }
+
+    /** The refusal in the start-up failure's chain, or the failure itself if there is none. */
+    private static Throwable refusal(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InvalidConfigurationPropertyValueException) {
+                return cause;
+            }
+        }
+        return failure;
     }
 
     @Configuration(proxyBeanMethods = false)

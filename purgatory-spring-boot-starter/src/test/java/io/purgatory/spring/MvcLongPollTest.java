@@ -176,7 +176,7 @@ class MvcLongPollTest {
         JsonNode components = json(root.body()).get("components");
         JsonNode purgatory = components.get("purgatories").get("components").get("payments");
         assertThat(purgatory.get("status").asString()).isEqualTo("OUT_OF_SERVICE");
-        assertThat(purgatory.get("details").get("rejected").asLong()).isEqualTo(1);
+        assertThat(purgatory.get("details").get("rejected").asLong()).isEqualTo(2); // thrown and failed future
         assertThat(components.get("readinessState").get("status").asString()).as("not Boot's own readiness state")
                 .isEqualTo("UP");
         assertThat(http.get("/readyz").join().statusCode()).isEqualTo(503);
