@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.springframework.validation.Errors;
 
 /**
@@ -23,6 +24,9 @@ final class PropertyRules {
     static final int MIN_WHEEL_SIZE = 2;
 
     private static final String INVALID = "purgatory.invalid";
+    /** A topic name Kafka accepts (and the feed's builder): 1 to 249 of these, not "." or "..". */
+    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    private static final Duration DAYS_24 = Duration.ofDays(24);
 
     private PropertyRules() {
     }
@@ -31,7 +35,8 @@ final class PropertyRules {
     static boolean supports(Class<?> type) {
         return type == PurgatoryProperties.class || type == PurgatoryProperties.SharedRuntime.class
                 || type == PurgatoryProperties.Metrics.class || type == PurgatoryProperties.Health.class
-                || type == PurgatoryProperties.Observations.class;
+                || type == PurgatoryProperties.Observations.class || type == PurgatoryProperties.Kafka.class
+                || type == PurgatoryProperties.Feed.class;
     }
 
     /** Rejects each field of {@code target} out of its range into {@code errors}, under its property name. */
@@ -59,15 +64,51 @@ final class PropertyRules {
                 errors.rejectValue("wheel-size", INVALID, "must be from " + MIN_WHEEL_SIZE + " to "
                         + TimerSettings.MAX_WHEEL_SIZE);
             }
+            Duration backPressure = runtime.getBackPressure();
+            if (backPressure != null && (backPressure.isNegative() || backPressure.isZero())) {
+                errors.rejectValue("back-pressure", INVALID, "must be more than 0 (unset: no back-pressure)");
+            }
+            if (runtime.getExpirationExecutor() != null && runtime.getExpirationExecutor().isBlank()) {
+                errors.rejectValue("expiration-executor", INVALID, "must name an Executor bean (unset: the runtime's"
+                        + " own threads)");
+            }
         } else if (target instanceof PurgatoryProperties.Metrics metrics) {
             if (!positiveAndDistinct(metrics.getBuckets())) {
                 errors.rejectValue("buckets", INVALID, "each must be positive, and no two equal (none: no histogram)");
             }
+        } else if (target instanceof PurgatoryProperties.Feed feed) {
+            checkFeed(feed, errors);
         } else if (target instanceof PurgatoryProperties.Health health) {
             if (health.getRejectionWindow() == null || health.getRejectionWindow().isNegative()) {
                 errors.rejectValue("rejection-window", INVALID, "must be 0 or more");
             }
         }
+    }
+
+    private static void checkFeed(PurgatoryProperties.Feed feed, Errors errors) {
+        String topic = feed.getTopic();
+        if (topic == null || !TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+            errors.rejectValue("topic", INVALID, "must be 1 to 249 of a-z, A-Z, 0-9, '.', '_', '-' (not . or ..)");
+        }
+        if (feed.getReadBack() != null && feed.getReadBack().isNegative()) {
+            errors.rejectValue("read-back", INVALID, "must be 0 or more (unset: the waits' retention window)");
+        }
+        if (!within(feed.getLagThreshold(), Duration.ZERO, DAYS_24)) {
+            errors.rejectValue("lag-threshold", INVALID, "must be from 0 to 24 days");
+        }
+        if (!within(feed.getRefreshInterval(), Duration.ofMillis(1), DAYS_24)) {
+            errors.rejectValue("refresh-interval", INVALID, "must be from 1ms to 24 days");
+        }
+        if (feed.getCreateTopicPartitions() < 0) {
+            errors.rejectValue("create-topic-partitions", INVALID, "must be 0 (never create the topic) or more");
+        }
+        if (feed.getCreateTopicReplicationFactor() < 1) {
+            errors.rejectValue("create-topic-replication-factor", INVALID, "must be 1 or more");
+        }
+    }
+
+    private static boolean within(Duration value, Duration min, Duration max) {
+        return value != null && value.compareTo(min) >= 0 && value.compareTo(max) <= 0;
     }
 
     private static boolean positiveAndDistinct(List<Duration> buckets) {

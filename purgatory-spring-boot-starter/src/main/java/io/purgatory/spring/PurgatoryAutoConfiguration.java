@@ -2,13 +2,17 @@ package io.purgatory.spring;
 
 import io.purgatory.MetricsRecorderFactory;
 import io.purgatory.PurgatoryRuntime;
-import io.purgatory.timer.TimerSettings;
 import io.purgatory.WaitObserver;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
  * Purgatories as beans: one shared {@link PurgatoryRuntime} (one timer, one driver thread, one
@@ -17,20 +21,21 @@ import org.springframework.context.annotation.Bean;
  * the context has a {@link MetricsRecorderFactory}: see {@link PurgatoryMetricsAutoConfiguration}),
  * the observation of each wait of the factory's builders (when it has a {@link WaitObserver}: see
  * {@link PurgatoryObservationAutoConfiguration}), and the shutdown that settles them all
- * ({@link PurgatoryShutdown}). Each bean backs off when the application defines one of its type.
+ * ({@link PurgatoryShutdown}). Each bean backs off when the application defines one of its type. A
+ * {@code purgatory.*} property set where it cannot apply fails the start-up, named.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(PurgatoryProperties.class)
 public final class PurgatoryAutoConfiguration {
 
+    private static final String BOOT3_HEALTH = "org.springframework.boot.actuate.health.HealthIndicator";
+    private static final String BOOT3_STARTER = "io.purgatory.spring.boot3.PurgatoryHealthAutoConfiguration";
+
     /** The shared runtime, configured by {@code purgatory.runtime.*}; closed at shutdown. */
     @Bean
     @ConditionalOnMissingBean
-    public PurgatoryRuntime purgatoryRuntime(PurgatoryProperties properties) {
-        PurgatoryProperties.SharedRuntime runtime = properties.getRuntime();
-        return PurgatoryRuntime.builder(runtime.getName())
-                .timerSettings(TimerSettings.DEFAULT.withTick(runtime.getTick()).withWheelSize(runtime.getWheelSize()))
-                .build();
+    public PurgatoryRuntime purgatoryRuntime(PurgatoryProperties properties, BeanFactory beans) {
+        return RuntimeSettings.build(properties.getRuntime(), beans);
     }
 
     /** Builders of keyed waits and purgatories on the shared runtime, with the properties, metrics and observer. */
@@ -58,7 +63,30 @@ public final class PurgatoryAutoConfiguration {
     /** Settles every purgatory at shutdown, after the web server stopped taking requests. */
     @Bean
     @ConditionalOnMissingBean
-    PurgatoryShutdown purgatoryShutdown(AnswersInFlight inFlight) {
-        return new PurgatoryShutdown(inFlight);
+    PurgatoryShutdown purgatoryShutdown(AnswersInFlight inFlight, ObjectProvider<PurgatoryFeeds> feeds) {
+        return new PurgatoryShutdown(inFlight, feeds);
+    }
+
+    /**
+     * Fails the start-up of a Spring Boot 3 application with the actuator that has this starter
+     * without {@code purgatory-spring-boot3-starter}: its health contributors would be missing.
+     */
+    @Bean
+    static SmartInitializingSingleton purgatoryBootLineCheck(ConfigurableListableBeanFactory beanFactory) {
+        return () -> {
+            ClassLoader loader = beanFactory.getBeanClassLoader();
+            if (ClassUtils.isPresent(BOOT3_HEALTH, loader) && !ClassUtils.isPresent(BOOT3_STARTER, loader)) {
+                throw new IllegalStateException("This is Spring Boot 3 (" + BOOT3_HEALTH + " is on the class path):"
+                        + " depend on io.purgatory:purgatory-spring-boot3-starter, which adds the health contributors"
+                        + " on Spring Boot 3's API to this starter");
+            }
+        };
+    }
+
+    /** Refuses, naming it, a {@code purgatory.*} property that is set but cannot apply. */
+    @Bean
+    static InapplicableProperties purgatoryInapplicableProperties(ConfigurableListableBeanFactory beanFactory,
+                                                                  Environment environment) {
+        return new InapplicableProperties(beanFactory, environment);
     }
 }

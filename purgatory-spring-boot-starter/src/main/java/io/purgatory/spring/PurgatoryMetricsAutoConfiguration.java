@@ -24,7 +24,9 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(afterName = {
     "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-    "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
+    "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnClass({MeterRegistry.class, MicrometerMetrics.class})
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnProperty(prefix = "purgatory.metrics", name = "enabled", matchIfMissing = true)

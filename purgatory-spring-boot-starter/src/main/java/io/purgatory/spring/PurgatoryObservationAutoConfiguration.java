@@ -27,8 +27,13 @@ import org.springframework.core.annotation.Order;
  * With a Micrometer Tracing {@code Tracer} bean, a {@link WaitTracingHandler} makes each wait's span,
  * linked to the span of the event that answered it ({@code purgatory.observations.link-answers}).
  */
-@AutoConfiguration(
-        afterName = "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration")
+@AutoConfiguration(afterName = {
+    "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.tracing.MicrometerTracingAutoConfiguration",
+    "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+    "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
+    "org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration",
+    "org.springframework.boot.micrometer.tracing.brave.autoconfigure.BraveAutoConfiguration"})
 @ConditionalOnClass({ObservationRegistry.class, MicrometerObservations.class})
 @ConditionalOnBean(ObservationRegistry.class)
 @ConditionalOnProperty(prefix = "purgatory.observations", name = "enabled", matchIfMissing = true)

@@ -5,7 +5,9 @@ import io.purgatory.PurgatoryBuilder;
 import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 import org.springframework.validation.Errors;
@@ -16,8 +18,9 @@ import org.springframework.validation.Validator;
  * {@code PurgatoryRuntime} ({@code purgatory.runtime.*}), the builders a {@link PurgatoryFactory}
  * hands out ({@code shards}, {@code max-pending}, {@code close-policy}), the Micrometer binding of
  * every purgatory bean not bound yet ({@code purgatory.metrics.*}), the observation of each wait
- * of the factory's purgatories ({@code purgatory.observations.*}) and the health contributor
- * ({@code purgatory.health.*}). A purgatory you build yourself with
+ * of the factory's purgatories ({@code purgatory.observations.*}), the health contributor
+ * ({@code purgatory.health.*}) and the Kafka feeds of keyed waits ({@code purgatory.kafka.*}, with
+ * {@code purgatory-kafka} on the class path). A purgatory you build yourself with
  * {@code KeyedWaits.builder(...)} or {@code DelayedOperationPurgatory.builder(...)} keeps its own
  * settings; only the metrics binding reaches it, when it is a bean. The defaults are the core's
  * ({@code PurgatoryBuilder.DEFAULT_SHARDS}, {@code TimerSettings.DEFAULT}); the IDE metadata
@@ -34,6 +37,7 @@ public class PurgatoryProperties implements Validator {
     private final Metrics metrics = new Metrics();
     private final Observations observations = new Observations();
     private final Health health = new Health();
+    private final Kafka kafka = new Kafka();
 
     /** Shards of the key space of each purgatory from the PurgatoryFactory: a power of two from 1 to 65536. */
     private int shards = PurgatoryBuilder.DEFAULT_SHARDS;
@@ -86,6 +90,11 @@ public class PurgatoryProperties implements Validator {
         return health;
     }
 
+    /** The Kafka feeds' settings. */
+    public Kafka getKafka() {
+        return kafka;
+    }
+
     /** Shards of each purgatory from the factory. */
     public int getShards() {
         return shards;
@@ -129,6 +138,20 @@ public class PurgatoryProperties implements Validator {
         /** Buckets per wheel of the shared timer. */
         private int wheelSize = TimerSettings.DEFAULT.wheelSize();
 
+        /**
+         * Back-pressure on the shared timer: while its expiries run more than this behind their
+         * deadlines, a submission to any purgatory on it waits (at most this long per call) for them
+         * to catch up. Unset: none.
+         */
+        private Duration backPressure;
+
+        /**
+         * Name of an Executor bean on which the shared runtime runs its expirations (for instance
+         * applicationTaskExecutor); the context shuts it down, not the runtime. Unset: two daemon
+         * threads of the runtime's own (NAME-expiration).
+         */
+        private String expirationExecutor;
+
         /** Name of the shared runtime. */
         public String getName() {
             return name;
@@ -157,6 +180,26 @@ public class PurgatoryProperties implements Validator {
         /** Sets the buckets per wheel of the shared timer. */
         public void setWheelSize(int wheelSize) {
             this.wheelSize = wheelSize;
+        }
+
+        /** Back-pressure lag of the shared timer, or null for none. */
+        public Duration getBackPressure() {
+            return backPressure;
+        }
+
+        /** Sets the back-pressure lag of the shared timer (null: none). */
+        public void setBackPressure(Duration backPressure) {
+            this.backPressure = backPressure;
+        }
+
+        /** Name of the Executor bean of the shared runtime's expirations, or null for its own threads. */
+        public String getExpirationExecutor() {
+            return expirationExecutor;
+        }
+
+        /** Sets the name of the Executor bean of the shared runtime's expirations (null: its own threads). */
+        public void setExpirationExecutor(String expirationExecutor) {
+            this.expirationExecutor = expirationExecutor;
         }
     }
 
@@ -254,6 +297,132 @@ public class PurgatoryProperties implements Validator {
         /** Sets how long a purgatory stays OUT_OF_SERVICE after a rejection was seen. */
         public void setRejectionWindow(Duration rejectionWindow) {
             this.rejectionWindow = rejectionWindow;
+        }
+    }
+    /**
+     * The Kafka feeds of keyed waits ({@code purgatory-kafka} on the class path): one
+     * {@code KafkaFeed} bean per entry of {@code purgatory.kafka.feeds}, keyed by the name of the
+     * keyed waits it completes.
+     */
+    public static class Kafka {
+
+        /**
+         * Brokers the feeds bootstrap from. Unset: spring.kafka.consumer.bootstrap-servers, else
+         * spring.kafka.bootstrap-servers.
+         */
+        private List<String> bootstrapServers;
+
+        /**
+         * More properties of every feed's consumer (security, fetch sizes...), after Spring Kafka's
+         * spring.kafka.properties.* and spring.kafka.consumer.properties.*. Those the feed sets
+         * itself (group.id, enable.auto.commit, auto.offset.reset, the deserializers,
+         * allow.auto.create.topics) are refused.
+         */
+        private final Map<String, String> consumer = new LinkedHashMap<>();
+
+        /** The feeds, by the purgatory name of the keyed waits each completes. */
+        private final Map<String, Feed> feeds = new LinkedHashMap<>();
+
+        /** The brokers, or null for Spring Kafka's. */
+        public List<String> getBootstrapServers() {
+            return bootstrapServers;
+        }
+
+        /** Sets the brokers (null: Spring Kafka's). */
+        public void setBootstrapServers(List<String> bootstrapServers) {
+            this.bootstrapServers = bootstrapServers;
+        }
+
+        /** More consumer properties of every feed. */
+        public Map<String, String> getConsumer() {
+            return consumer;
+        }
+
+        /** The feeds, by keyed waits. */
+        public Map<String, Feed> getFeeds() {
+            return feeds;
+        }
+    }
+
+    /** One feed: the topic whose records complete a keyed waits bean, and how it reads it. */
+    public static class Feed {
+
+        /** The topic the feed reads, every partition of it. Required. */
+        private String topic;
+
+        /** How far back, by record timestamp, the feed reads on start. Unset: the waits' retention window. */
+        private Duration readBack;
+
+        /** How long the feed may take to reach the end of the topic before it counts as lagging. */
+        private Duration lagThreshold = Duration.ofSeconds(10);
+
+        /** How often the feed asks the broker for the topic's partitions. */
+        private Duration refreshInterval = Duration.ofSeconds(10);
+
+        /** Partitions of the topic the feed creates when it is missing. 0: never create it (the default). */
+        private int createTopicPartitions;
+
+        /** Replication factor of the topic the feed creates (with create-topic-partitions). */
+        private short createTopicReplicationFactor = 1;
+
+        /** The topic. */
+        public String getTopic() {
+            return topic;
+        }
+
+        /** Sets the topic. */
+        public void setTopic(String topic) {
+            this.topic = topic;
+        }
+
+        /** How far back the feed reads on start, or null for the waits' retention window. */
+        public Duration getReadBack() {
+            return readBack;
+        }
+
+        /** Sets how far back the feed reads on start (null: the waits' retention window). */
+        public void setReadBack(Duration readBack) {
+            this.readBack = readBack;
+        }
+
+        /** The lag threshold. */
+        public Duration getLagThreshold() {
+            return lagThreshold;
+        }
+
+        /** Sets the lag threshold. */
+        public void setLagThreshold(Duration lagThreshold) {
+            this.lagThreshold = lagThreshold;
+        }
+
+        /** The refresh interval of the topic's partitions. */
+        public Duration getRefreshInterval() {
+            return refreshInterval;
+        }
+
+        /** Sets the refresh interval of the topic's partitions. */
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = refreshInterval;
+        }
+
+        /** Partitions of the topic created when missing (0: never created). */
+        public int getCreateTopicPartitions() {
+            return createTopicPartitions;
+        }
+
+        /** Sets the partitions of the topic created when missing (0: never created). */
+        public void setCreateTopicPartitions(int createTopicPartitions) {
+            this.createTopicPartitions = createTopicPartitions;
+        }
+
+        /** Replication factor of the topic created when missing. */
+        public short getCreateTopicReplicationFactor() {
+            return createTopicReplicationFactor;
+        }
+
+        /** Sets the replication factor of the topic created when missing. */
+        public void setCreateTopicReplicationFactor(short createTopicReplicationFactor) {
+            this.createTopicReplicationFactor = createTopicReplicationFactor;
         }
     }
 }

@@ -2,10 +2,8 @@ package io.purgatory.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.purgatory.PurgatoryBuilder;
-import io.purgatory.timer.TimerGeometry;
+import io.purgatory.timer.TimerSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -14,6 +12,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The configuration metadata that IDEs complete the purgatory.* properties from: every property,
@@ -27,17 +27,20 @@ class ConfigurationMetadataTest {
         JsonNode metadata = metadata();
         List<String> names = new ArrayList<>();
         for (JsonNode property : metadata.get("properties")) {
-            String name = property.get("name").asText();
+            String name = property.get("name").asString();
             if (name.startsWith("purgatory.")) {
                 names.add(name);
-                assertThat(property.path("description").asText()).as("description of %s", name).isNotBlank();
+                assertThat(property.path("description").asString()).as("description of %s", name).isNotBlank();
             }
         }
 
         assertThat(names).containsExactlyInAnyOrder("purgatory.runtime.name", "purgatory.runtime.tick",
-                "purgatory.runtime.wheel-size", "purgatory.shards", "purgatory.max-pending", "purgatory.close-policy",
-                "purgatory.metrics.enabled", "purgatory.metrics.buckets", "purgatory.observations.enabled",
-                "purgatory.observations.link-answers", "purgatory.health.rejection-window");
+                "purgatory.runtime.wheel-size", "purgatory.runtime.back-pressure",
+                "purgatory.runtime.expiration-executor", "purgatory.shards", "purgatory.max-pending",
+                "purgatory.close-policy", "purgatory.metrics.enabled", "purgatory.metrics.buckets",
+                "purgatory.observations.enabled", "purgatory.observations.link-answers",
+                "purgatory.health.rejection-window", "purgatory.kafka.bootstrap-servers", "purgatory.kafka.consumer",
+                "purgatory.kafka.feeds");
     }
 
     /**
@@ -48,20 +51,20 @@ class ConfigurationMetadataTest {
     void metadata_defaults_areTheCoresConstants() throws IOException {
         Map<String, String> defaults = new HashMap<>();
         for (JsonNode property : metadata().get("properties")) {
-            defaults.put(property.get("name").asText(), property.path("defaultValue").asText(null));
+            defaults.put(property.get("name").asString(), property.path("defaultValue").asString(null));
         }
         PurgatoryProperties properties = new PurgatoryProperties();
 
         assertThat(defaults).containsEntry("purgatory.shards", String.valueOf(PurgatoryBuilder.DEFAULT_SHARDS))
-                .containsEntry("purgatory.runtime.tick", TimerGeometry.DEFAULT.tickMs() + "ms")
-                .containsEntry("purgatory.runtime.wheel-size", String.valueOf(TimerGeometry.DEFAULT.wheelSize()))
+                .containsEntry("purgatory.runtime.tick", TimerSettings.DEFAULT.tickMs() + "ms")
+                .containsEntry("purgatory.runtime.wheel-size", String.valueOf(TimerSettings.DEFAULT.wheelSize()))
                 .containsEntry("purgatory.max-pending", "0")
                 .containsEntry("purgatory.close-policy", "expire")
                 .containsEntry("purgatory.observations.enabled", "true")
                 .containsEntry("purgatory.observations.link-answers", "true");
         assertThat(properties.getShards()).isEqualTo(PurgatoryBuilder.DEFAULT_SHARDS);
-        assertThat(properties.getRuntime().getTick()).isEqualTo(Duration.ofMillis(TimerGeometry.DEFAULT.tickMs()));
-        assertThat(properties.getRuntime().getWheelSize()).isEqualTo(TimerGeometry.DEFAULT.wheelSize());
+        assertThat(properties.getRuntime().getTick()).isEqualTo(Duration.ofMillis(TimerSettings.DEFAULT.tickMs()));
+        assertThat(properties.getRuntime().getWheelSize()).isEqualTo(TimerSettings.DEFAULT.wheelSize());
     }
 
     @Test
@@ -75,7 +78,9 @@ class ConfigurationMetadataTest {
         assertThat(imports.lines()).containsExactly(PurgatoryAutoConfiguration.class.getName(),
                 PurgatoryMetricsAutoConfiguration.class.getName(),
                 PurgatoryObservationAutoConfiguration.class.getName(),
-                PurgatoryActuatorAutoConfiguration.class.getName(), PurgatoryWebAutoConfiguration.class.getName());
+                PurgatoryActuatorAutoConfiguration.class.getName(), PurgatoryWebAutoConfiguration.class.getName(),
+                PurgatoryKafkaAutoConfiguration.class.getName(),
+                io.purgatory.spring.boot4.PurgatoryHealthAutoConfiguration.class.getName());
     }
 
     private JsonNode metadata() throws IOException {

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.web.context.WebServerApplicationContext;
-import org.springframework.boot.web.context.WebServerGracefulShutdownLifecycle;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
 
@@ -68,6 +68,10 @@ class GracefulShutdownTest {
                 PaymentsApp.start(WebApplicationType.SERVLET, "--server.shutdown=graceful");
         KeyedWaits<String, Payment> payments = payments(app);
         int port = port(app);
+        assertThat(app.getBean(PurgatoryShutdown.GRACEFUL_SHUTDOWN_BEAN, SmartLifecycle.class))
+                .as("Spring Boot's graceful shutdown, found by its bean name, in the starter's phase")
+                .isInstanceOf(WebServerGracefulShutdownLifecycle.class)
+                .extracting(SmartLifecycle::getPhase).isEqualTo(PurgatoryShutdown.PHASE);
         CompletableFuture<String> seen = payments.await("probe", Duration.ofMinutes(10)).handle((payment, error) ->
                 (error instanceof WaitTimeoutException closed && closed.closed() ? "closed" : "not closed: " + error)
                         + ", server " + (accepts(port) ? "accepting" : "refusing")
@@ -132,7 +136,7 @@ class GracefulShutdownTest {
 
         @Override
         public int getPhase() {
-            return WebServerGracefulShutdownLifecycle.SMART_LIFECYCLE_PHASE - 1024 + 1; // the server stops at - 1024
+            return PurgatoryShutdown.PHASE - 1024 + 1; // the server stops at - 1024
         }
     }
 

@@ -3,8 +3,6 @@ package io.purgatory.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.purgatory.KeyedWaits;
 import io.purgatory.PurgatoryStats;
 import io.purgatory.spring.PaymentsApp.Payment;
@@ -20,8 +18,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The order-payment long poll on Spring MVC and Tomcat, started on a loopback port and hit by a
@@ -115,7 +115,7 @@ class MvcLongPollTest {
                 "\"purgatory.rejected\"", "\"purgatory.expiration.lateness\"");
 
         JsonNode pending = json(http.get("/actuator/metrics/purgatory.pending?tag=purgatory:payments").join().body());
-        assertThat(pending.get("baseUnit").asText()).isEqualTo("operations");
+        assertThat(pending.get("baseUnit").asString()).isEqualTo("operations");
         assertThat(pending.get("measurements").get(0).get("value").asDouble()).isEqualTo(payments.pending());
     }
 
@@ -137,48 +137,52 @@ class MvcLongPollTest {
         JsonNode body = json(http.get("/actuator/purgatories").join().body());
 
         JsonNode waits = body.get("purgatories").get("payments");
-        assertThat(waits.get("bean").asText()).isEqualTo("payments");
-        assertThat(waits.get("type").asText()).isEqualTo("keyed-waits");
+        assertThat(waits.get("bean").asString()).isEqualTo("payments");
+        assertThat(waits.get("type").asString()).isEqualTo("keyed-waits");
         assertThat(waits.get("closed").asBoolean()).isFalse();
         assertThat(waits.get("expired").asLong()).isPositive();
-        assertThat(waits.fieldNames()).toIterable().contains("pending", "watched", "keys", "completed",
+        assertThat(waits.propertyNames()).contains("pending", "watched", "keys", "completed",
                 "completedAtOnce", "expired", "cancelled", "callbackErrors", "rejected");
-        assertThat(body.get("runtimes").get("purgatoryRuntime").get("name").asText()).isEqualTo("purgatory");
+        assertThat(body.get("runtimes").get("purgatoryRuntime").get("name").asString()).isEqualTo("purgatory");
 
         HttpResponse<String> one = http.get("/actuator/purgatories/payments").join();
-        assertThat(json(one.body()).get("type").asText()).isEqualTo("keyed-waits");
+        assertThat(json(one.body()).get("type").asString()).isEqualTo("keyed-waits");
         assertThat(http.get("/actuator/purgatories/nothing").join().statusCode()).isEqualTo(404);
     }
 
     /**
-     * A full purgatory takes the instance out of rotation and never restarts it: readiness (and
+     * A full purgatory answers 429 and takes the instance out of rotation, never restarting it: readiness (and
      * Kubernetes' /readyz) 503, liveness 200. The root aggregates every contributor, as Spring Boot
      * builds it, so it answers 503 too: a liveness probe must read /actuator/health/liveness.
      */
     @Test
-    void longPoll_purgatoryFull_answers503AndReadinessIsOutOfServiceWhileLivenessStaysUp() throws IOException {
+    void longPoll_purgatoryFull_answers429AndReadinessIsOutOfServiceWhileLivenessStaysUp() throws IOException {
         assertThat(http.get("/actuator/health/readiness").join().statusCode()).isEqualTo(200);
         List<CompletableFuture<HttpResponse<String>>> waits = IntStream.range(0, 3)
                 .mapToObj(i -> http.get("/orders/full-" + i + "/wait")).toList();
         await().atMost(DEADLINE).until(() -> payments.pending() == 3);
 
-        assertThat(http.get("/orders/one-more/wait").join().statusCode()).isEqualTo(503); // max-pending is 3
+        HttpResponse<String> full = http.get("/orders/one-more/wait").join(); // max-pending is 3
+        assertThat(full.statusCode()).isEqualTo(429);
+        assertThat(full.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(http.get("/orders/one-more/wait-failing").join().statusCode()).as("a failed future: the same")
+                .isEqualTo(429);
 
         HttpResponse<String> readiness = http.get("/actuator/health/readiness").join();
         assertThat(readiness.statusCode()).isEqualTo(503);
-        assertThat(json(readiness.body()).get("status").asText()).isEqualTo("OUT_OF_SERVICE");
+        assertThat(json(readiness.body()).get("status").asString()).isEqualTo("OUT_OF_SERVICE");
         HttpResponse<String> root = http.get("/actuator/health").join();
         assertThat(root.statusCode()).isEqualTo(503);
         JsonNode components = json(root.body()).get("components");
         JsonNode purgatory = components.get("purgatories").get("components").get("payments");
-        assertThat(purgatory.get("status").asText()).isEqualTo("OUT_OF_SERVICE");
-        assertThat(purgatory.get("details").get("rejected").asLong()).isEqualTo(1);
-        assertThat(components.get("readinessState").get("status").asText()).as("not Boot's own readiness state")
+        assertThat(purgatory.get("status").asString()).isEqualTo("OUT_OF_SERVICE");
+        assertThat(purgatory.get("details").get("rejected").asLong()).isEqualTo(2); // thrown and failed future
+        assertThat(components.get("readinessState").get("status").asString()).as("not Boot's own readiness state")
                 .isEqualTo("UP");
         assertThat(http.get("/readyz").join().statusCode()).isEqualTo(503);
         HttpResponse<String> liveness = http.get("/actuator/health/liveness").join();
         assertThat(liveness.statusCode()).isEqualTo(200);
-        assertThat(json(liveness.body()).get("status").asText()).isEqualTo("UP");
+        assertThat(json(liveness.body()).get("status").asString()).isEqualTo("UP");
         assertThat(http.get("/livez").join().statusCode()).isEqualTo(200);
         for (int i = 0; i < 3; i++) {
             http.post("/orders/full-" + i + "/paid", "{\"amount\":\"1 EUR\"}").join();

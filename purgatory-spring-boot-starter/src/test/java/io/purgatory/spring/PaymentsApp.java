@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
+import org.springframework.boot.reactor.netty.NettyReactiveWebServerFactory;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -56,6 +56,16 @@ final class PaymentsApp {
         CompletableFuture<Payment> await(@PathVariable String id,
                                          @RequestParam(defaultValue = "600000") long timeoutMs) {
             return payments.await(id, Duration.ofMillis(timeoutMs));
+        }
+
+        /** The same wait, its refusal as a failed future (what {@code await} returns once the core fails it). */
+        @GetMapping("/orders/{id}/wait-failing")
+        CompletableFuture<Payment> awaitFailing(@PathVariable String id) {
+            try {
+                return payments.await(id, Duration.ofMinutes(10));
+            } catch (RuntimeException refused) {
+                return CompletableFuture.failedFuture(refused);
+            }
         }
 
         @GetMapping("/orders/{id}/wait-mono")

@@ -9,7 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.PurgatoryRuntime;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerGeometry;
+import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,9 +36,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.StandardEnvironment;
-import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
 import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.validation.MapBindingResult;
 
 /**
@@ -155,12 +155,12 @@ class PropertiesValidationTest {
         }
         for (int wheelSize : new int[] {-1, 0, 1, 2, 3, 20, 65535, 65536, 65537}) {
             agreeOnRuntime("wheel-size=" + wheelSize, r -> r.setWheelSize(wheelSize), "wheel-size",
-                    () -> new TimerGeometry(1, wheelSize));
+                    () -> TimerSettings.DEFAULT.withWheelSize(wheelSize));
         }
         for (Duration tick : List.of(Duration.ofMillis(-1), Duration.ZERO, Duration.ofNanos(1), Duration.ofMillis(1),
                 Duration.ofMillis(Timer.MAX_DELAY_MS), Duration.ofMillis(Timer.MAX_DELAY_MS + 1))) {
             agreeOnRuntime("tick=" + tick, r -> r.setTick(tick), "tick",
-                    () -> PurgatoryRuntime.builder("x").tick(tick));
+                    () -> TimerSettings.DEFAULT.withTick(tick));
         }
         for (String name : new String[] {"", " ", "\t", "a", "purgatory"}) {
             agreeOnRuntime("name='" + name + "'", r -> r.setName(name), "name", () -> PurgatoryRuntime.builder(name));

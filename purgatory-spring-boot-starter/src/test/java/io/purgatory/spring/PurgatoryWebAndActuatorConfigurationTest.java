@@ -5,23 +5,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.purgatory.DelayedFuturePurgatory;
 import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.KeyedWaits;
+import io.purgatory.spring.boot4.PurgatoryHealthAutoConfiguration;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityHealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.availability.AvailabilityProbesAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.boot.actuate.health.HealthContributorRegistry;
-import org.springframework.boot.actuate.health.HealthEndpointGroups;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.NamedContributor;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.HealthContributors;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
@@ -32,10 +35,11 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 class PurgatoryWebAndActuatorConfigurationTest {
 
     private static final AutoConfigurations STARTER = AutoConfigurations.of(PurgatoryAutoConfiguration.class,
-            PurgatoryActuatorAutoConfiguration.class, PurgatoryWebAutoConfiguration.class);
+            PurgatoryActuatorAutoConfiguration.class, PurgatoryWebAutoConfiguration.class,
+            PurgatoryHealthAutoConfiguration.class);
     private static final AutoConfigurations ACTUATOR = AutoConfigurations.of(EndpointAutoConfiguration.class,
             WebEndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class,
-            HealthEndpointAutoConfiguration.class);
+            HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class);
     private static final AutoConfigurations PROBES = AutoConfigurations.of(
             ApplicationAvailabilityAutoConfiguration.class, AvailabilityHealthContributorAutoConfiguration.class,
             AvailabilityProbesAutoConfiguration.class);
@@ -109,8 +113,9 @@ class PurgatoryWebAndActuatorConfigurationTest {
                     assertThat(listed).containsOnlyKeys("a-waits", "b-operations", "c-futures");
                     assertThat(listed.values()).extracting(PurgatoriesEndpoint.PurgatoryView::type)
                             .containsExactly("keyed-waits", "delayed-operation-purgatory", "delayed-future-purgatory");
-                    PurgatoriesHealthContributor health = context.getBean(PurgatoriesHealthContributor.class);
-                    assertThat(health).extracting(NamedContributor::getName)
+                    CompositeHealthContributor health = context.getBean("purgatoriesHealthContributor",
+                            CompositeHealthContributor.class);
+                    assertThat(health.stream().map(HealthContributors.Entry::name))
                             .containsExactly("a-waits", "b-operations", "c-futures");
                     context.getBean(DelayedFuturePurgatory.class).close();
                     assertThat(((HealthIndicator) health.getContributor("c-futures")).health().getStatus())
@@ -124,9 +129,9 @@ class PurgatoryWebAndActuatorConfigurationTest {
                 .withConfiguration(ACTUATOR)
                 .withBean("payments", KeyedWaits.class, () -> KeyedWaits.builder("payment-waits").build());
         runner.run(context -> assertThat(context.getBean(HealthContributorRegistry.class)
-                .getContributor("purgatories")).isInstanceOf(PurgatoriesHealthContributor.class));
+                .getContributor("purgatories")).isSameAs(context.getBean("purgatoriesHealthContributor")));
         runner.withPropertyValues("management.health.purgatories.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean(PurgatoriesHealthContributor.class));
+                .run(context -> assertThat(context).doesNotHaveBean("purgatoriesHealthContributor"));
     }
 
     @Test
@@ -157,16 +162,22 @@ class PurgatoryWebAndActuatorConfigurationTest {
         runner.withPropertyValues("management.endpoint.health.group.readiness.include=ping")
                 .run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness")
                         .isMember("purgatories/payments")).as("a readiness group of the application's").isTrue());
-        runner.run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness"))
-                .as("no probes, no readiness group").isNull());
+        runner.run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness")
+                .isMember("purgatories/payments")).as("Spring Boot 4 has probes by default").isTrue());
+        runner.withPropertyValues("management.endpoint.health.probes.enabled=false")
+                .run(context -> assertThat(context.getBean(HealthEndpointGroups.class).get("readiness"))
+                        .as("no probes, no readiness group").isNull());
     }
 
     @Test
-    void actuatorBeans_withoutTheActuator_noEndpointAndNoHealth() {
-        new ApplicationContextRunner().withConfiguration(STARTER)
-                .withClassLoader(new FilteredClassLoader(Endpoint.class))
-                .withPropertyValues("management.endpoints.web.exposure.include=purgatories")
+    void actuatorBeans_withoutTheActuatorOrTheHealthModule_noEndpointOrNoHealth() {
+        ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(STARTER)
+                .withPropertyValues("management.endpoints.web.exposure.include=purgatories");
+        runner.withClassLoader(new FilteredClassLoader(Endpoint.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(PurgatoriesEndpoint.class)
-                        .doesNotHaveBean(PurgatoriesHealthContributor.class));
+                        .hasBean("purgatoriesHealthContributor")); // Spring Boot 4's health is a module of its own
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(PurgatoriesEndpoint.class)
+                        .doesNotHaveBean("purgatoriesHealthContributor"));
     }
 }

@@ -17,7 +17,7 @@ import java.util.zip.ZipEntry;
 import org.junit.jupiter.api.Test;
 
 /**
- * The jars the release publishes, as {@code mvn verify} packaged them: each of the five modules'
+ * The jars the release publishes, as {@code mvn verify} packaged them: each of the six modules'
  * jar, sources jar and javadoc jar carries the repository's LICENSE and NOTICE in META-INF and
  * names its module and version in the manifest, and each main jar is the JPMS module the README
  * names. Run in the integration-test phase of this module, which the reactor builds after them
@@ -30,7 +30,8 @@ class PublishedJarsIT {
     /** Each published module and the JPMS module its main jar is. */
     private static final Map<String, String> MODULES = Map.of("timer-core", "io.purgatory.timer",
             "purgatory", "io.purgatory", "purgatory-micrometer", "io.purgatory.micrometer",
-            "purgatory-kafka", "io.purgatory.kafka", "purgatory-spring-boot-starter", "io.purgatory.spring");
+            "purgatory-kafka", "io.purgatory.kafka", "purgatory-spring-boot-starter", "io.purgatory.spring",
+            "purgatory-spring-boot3-starter", "io.purgatory.spring.boot3");
 
     @Test
     void publishedJars_mainSourcesAndJavadoc_carryLicenseNoticeAndTheirVersion() throws IOException {
@@ -54,7 +55,7 @@ class PublishedJarsIT {
                 checked++;
             }
         }
-        assertThat(checked).isEqualTo(15);
+        assertThat(checked).isEqualTo(3 * MODULES.size());
     }
 
     @Test

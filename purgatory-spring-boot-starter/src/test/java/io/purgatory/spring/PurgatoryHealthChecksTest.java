@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.KeyedWaits;
 import io.purgatory.PurgatoryFullException;
+import io.purgatory.spring.health.Check.Status;
+import io.purgatory.spring.health.Check;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,22 +15,17 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.HealthContributor;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.NamedContributor;
-import org.springframework.boot.actuate.health.Status;
 
-/** The health of a purgatory that rejects for capacity, on a clock the test moves. */
-class PurgatoriesHealthContributorTest {
+/** The health check of a purgatory that rejects for capacity, on a clock the test moves. */
+class PurgatoryHealthChecksTest {
 
     private static final Duration WINDOW = Duration.ofMinutes(1);
     private final MovableClock clock = new MovableClock();
     private final DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
     private final KeyedWaits<String, String> waits = KeyedWaits.builder("payments").maxPending(1).build();
-    private final PurgatoriesHealthContributor health = new PurgatoriesHealthContributor(beans, WINDOW, clock);
+    private final PurgatoryHealthChecks health = new PurgatoryHealthChecks(beans, WINDOW, clock);
 
-    PurgatoriesHealthContributorTest() {
+    PurgatoryHealthChecksTest() {
         beans.registerSingleton("paymentsBean", waits);
     }
 
@@ -39,8 +36,8 @@ class PurgatoriesHealthContributorTest {
 
     @Test
     void health_noRejection_isUp() {
-        assertThat(health("payments").getStatus()).isEqualTo(Status.UP);
-        assertThat(health("payments").getDetails()).containsEntry("rejected", 0L).containsEntry("pending", 0)
+        assertThat(health("payments").status()).isEqualTo(Status.UP);
+        assertThat(health("payments").details()).containsEntry("rejected", 0L).containsEntry("pending", 0)
                 .containsEntry("closed", false);
     }
 
@@ -50,13 +47,13 @@ class PurgatoriesHealthContributorTest {
         CompletableFuture<String> first = waits.await("a", Duration.ofMinutes(10));
         assertThatThrownBy(() -> waits.await("b", Duration.ofMinutes(10))).isInstanceOf(PurgatoryFullException.class);
 
-        assertThat(health("payments").getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
-        assertThat(health("payments").getDetails()).containsEntry("rejected", 1L)
+        assertThat(health("payments").status()).isEqualTo(Status.OUT_OF_SERVICE);
+        assertThat(health("payments").details()).containsEntry("rejected", 1L)
                 .containsEntry("rejectionSeenAt", clock.instant().toString());
         clock.advance(WINDOW.minusMillis(1));
-        assertThat(health("payments").getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+        assertThat(health("payments").status()).isEqualTo(Status.OUT_OF_SERVICE);
         clock.advance(Duration.ofMillis(1));
-        assertThat(health("payments").getStatus()).isEqualTo(Status.UP);
+        assertThat(health("payments").status()).isEqualTo(Status.UP);
         assertThat(first).isNotDone();
     }
 
@@ -71,26 +68,25 @@ class PurgatoriesHealthContributorTest {
 
         clock.advance(Duration.ofSeconds(1));
 
-        assertThat(health("payments").getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+        assertThat(health("payments").status()).isEqualTo(Status.OUT_OF_SERVICE);
     }
 
     @Test
     void health_purgatoryClosed_isOutOfService() {
         waits.close();
 
-        assertThat(health("payments").getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
-        assertThat(health("payments").getDetails()).containsEntry("closed", true);
+        assertThat(health("payments").status()).isEqualTo(Status.OUT_OF_SERVICE);
+        assertThat(health("payments").details()).containsEntry("closed", true);
     }
 
     @Test
     void contributors_purgatoryBeans_areThePurgatoriesByName() {
-        assertThat(health).extracting(NamedContributor::getName).containsExactly("payments");
-        assertThat(health.getContributor("paymentsBean")).isNull();
+        assertThat(health.checkAll()).containsOnlyKeys("payments");
+        assertThat(health.check("paymentsBean")).isNull();
     }
 
-    private Health health(String name) {
-        HealthContributor contributor = health.getContributor(name);
-        return ((HealthIndicator) contributor).health();
+    private Check health(String name) {
+        return health.check(name);
     }
 
     /** A clock that moves when the test says so. */

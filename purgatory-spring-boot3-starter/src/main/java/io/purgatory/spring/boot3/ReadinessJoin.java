@@ -1,5 +1,6 @@
-package io.purgatory.spring;
+package io.purgatory.spring.boot3;
 
+import io.purgatory.spring.health.Readiness;
 import java.util.List;
 import java.util.Set;
 import org.springframework.boot.actuate.endpoint.EndpointId;
@@ -14,34 +15,26 @@ import org.springframework.boot.actuate.health.HttpCodeStatusMapper;
 import org.springframework.boot.actuate.health.StatusAggregator;
 
 /**
- * Makes the {@code purgatories} health contributor a member of the {@code readiness} health group,
- * when the context has one: Spring Boot's probe group ({@code management.endpoint.health.probes.enabled},
- * on by itself on Kubernetes and Cloud Foundry), or one the application defines. A full purgatory
- * then takes the instance out of rotation ({@code /actuator/health/readiness} answers 503) and
- * never restarts it: the {@code liveness} group is left alone. What the group's {@code exclude}
- * property names stays out ({@code management.endpoint.health.group.readiness.exclude=purgatories},
- * or {@code purgatories/<name>} for one). Runs after Spring Boot's probe post-processor, which
- * creates the group (see the auto-configuration).
+ * Makes the starter's health contributors members of the {@code readiness} health group, when the
+ * context has one (Spring Boot's probe group, or one the application defines): which ones is
+ * {@link Readiness}'s rule. Everything else about the group (its status mapping, its additional
+ * path) stays Spring Boot's. Runs after Spring Boot's probe post-processor, which creates the group.
  */
-final class PurgatoriesReadiness implements HealthEndpointGroupsPostProcessor {
+final class ReadinessJoin implements HealthEndpointGroupsPostProcessor {
 
-    static final String GROUP = "readiness";
-    static final String CONTRIBUTOR = "purgatories";
+    private final Readiness readiness;
 
-    private final Set<String> excluded;
-
-    /** Joins the readiness group, but for what {@code excluded} (the group's exclude property) names. */
-    PurgatoriesReadiness(Set<String> excluded) {
-        this.excluded = Set.copyOf(excluded);
+    ReadinessJoin(Readiness readiness) {
+        this.readiness = readiness;
     }
 
     @Override
     public HealthEndpointGroups postProcessHealthEndpointGroups(HealthEndpointGroups groups) {
-        HealthEndpointGroup readiness = groups.get(GROUP);
-        if (readiness == null || excluded.contains(CONTRIBUTOR) || excluded.contains("*")) {
+        HealthEndpointGroup group = groups.get(Readiness.GROUP);
+        if (group == null || !readiness.joins()) {
             return groups;
         }
-        return new WithReadiness(groups, new Joined(readiness, excluded));
+        return new WithReadiness(groups, new Joined(group, readiness));
     }
 
     /** The groups, with the readiness group replaced; what Spring Boot's own groups map, still mapped. */
@@ -60,7 +53,7 @@ final class PurgatoriesReadiness implements HealthEndpointGroupsPostProcessor {
 
         @Override
         public HealthEndpointGroup get(String name) {
-            return GROUP.equals(name) ? readiness : groups.get(name);
+            return Readiness.GROUP.equals(name) ? readiness : groups.get(name);
         }
 
         @Override
@@ -70,16 +63,12 @@ final class PurgatoriesReadiness implements HealthEndpointGroupsPostProcessor {
         }
     }
 
-    /**
-     * The readiness group, with the purgatories as members too (the contributor, and each
-     * purgatory in it: {@code purgatories/<name>}) but for those excluded; the rest is the group's own.
-     */
-    private record Joined(HealthEndpointGroup group, Set<String> excluded) implements HealthEndpointGroup {
+    /** The readiness group, with the starter's contributors as members too; the rest is the group's own. */
+    private record Joined(HealthEndpointGroup group, Readiness readiness) implements HealthEndpointGroup {
 
         @Override
         public boolean isMember(String name) {
-            boolean purgatory = name.equals(CONTRIBUTOR) || name.startsWith(CONTRIBUTOR + "/");
-            return group.isMember(name) || (purgatory && !excluded.contains(name));
+            return group.isMember(name) || readiness.isMember(name);
         }
 
         @Override
