@@ -9,6 +9,7 @@ import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerSettings;
+import io.purgatory.timer.internal.EntryAccess;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -58,7 +59,11 @@ final class EngineSettings {
     }
 
     void timer(Timer timer) {
-        this.timer = Objects.requireNonNull(timer, "timer");
+        if (!EntryAccess.get().supports(Objects.requireNonNull(timer, "timer"))) {
+            throw new IllegalArgumentException("timer: a SystemTimer, a ManualTimer or a SystemTimerReaper of one, not "
+                    + timer);
+        }
+        this.timer = timer;
     }
 
     void runtime(PurgatoryRuntime runtime) {

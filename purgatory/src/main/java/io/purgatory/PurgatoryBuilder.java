@@ -36,9 +36,10 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
     }
 
     /**
-     * Uses {@code timer} instead of the purgatory's own; the purgatory adds operations to it but
-     * does not close it. A {@link ManualTimer} is advanced by the test, so no reaper thread is
-     * started for it.
+     * Uses {@code timer} (a {@link io.purgatory.timer.SystemTimer}, a {@link ManualTimer} or a
+     * {@link io.purgatory.timer.SystemTimerReaper} of one) instead of the purgatory's own; the
+     * purgatory adds operations to it but does not close it. A {@link ManualTimer} is advanced by
+     * the test, so no reaper thread is started for it.
      */
     public PurgatoryBuilder<T> timer(Timer timer) {
         settings.timer(timer);

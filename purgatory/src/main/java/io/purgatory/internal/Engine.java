@@ -86,8 +86,8 @@ public final class Engine implements Owner {
      * null (it waits until the key's position reaches it); true iff this call completed it.
      */
     public boolean submit(Operation op, Object[] keys, long[] positions) {
-        return keys.length == 1 && positions == null ? submit(op, keys[0], null, null) : submit(op, null, keys,
-                positions);
+        boolean oneKey = keys.length == 1 && positions == null;
+        return oneKey ? submit(op, keys[0], null, null) : submit(op, null, keys, positions);
     }
 
     /** On one key or several (exactly one of {@code key} and {@code keys}); at positions if those are given. */

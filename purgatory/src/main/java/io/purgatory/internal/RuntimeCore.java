@@ -190,7 +190,7 @@ public final class RuntimeCore {
 
     /** Takes {@code entry} off the timer, if it is on it. */
     public void unschedule(TimerEntry entry) {
-        EntryAccess.get().cancel(entry);
+        EntryAccess.get().cancel(timer, entry);
     }
 
     /** Waits, as the timer's back-pressure says, before a user's submission takes its slot. */

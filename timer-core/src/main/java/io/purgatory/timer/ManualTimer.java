@@ -81,7 +81,7 @@ public final class ManualTimer implements Timer {
     }
 
     @Override
-    public void add(TimerEntry task) {
+    public void add(TimerTask task) {
         engine.schedule(Objects.requireNonNull(task, "task"));
     }
 

@@ -120,7 +120,7 @@ public final class SystemTimer implements Timer {
      * the expiries to catch up ({@link #awaitBackPressure()}).
      */
     @Override
-    public void add(TimerEntry task) {
+    public void add(TimerTask task) {
         Objects.requireNonNull(task, "task");
         awaitBackPressure();
         engine.schedule(task);

@@ -53,7 +53,7 @@ public final class SystemTimerReaper implements Timer {
     }
 
     @Override
-    public void add(TimerEntry task) {
+    public void add(TimerTask task) {
         timer.add(task);
     }
 
@@ -74,6 +74,11 @@ public final class SystemTimerReaper implements Timer {
             driver.close();
             timer.close();
         }
+    }
+
+    /** The timer it drives. */
+    Timer timer() {
+        return timer;
     }
 
     /** The driver of the timer (tests). */

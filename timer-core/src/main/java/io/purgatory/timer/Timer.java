@@ -3,7 +3,7 @@ package io.purgatory.timer;
 import java.time.Duration;
 
 /**
- * A timer that runs each added {@link TimerTask} (or other {@link TimerEntry}) once its delay has passed.
+ * A timer that runs each added {@link TimerTask} once its delay has passed.
  *
  * <p>Kafka's {@code org.apache.kafka.server.util.timer.Timer}, with the same four operations.
  * Implementations: {@link SystemTimer} on real time, {@link ManualTimer} on a {@link ManualClock}
@@ -40,13 +40,12 @@ public interface Timer extends AutoCloseable {
     /**
      * Schedules {@code task} to run {@link TimerEntry#delayMs()} milliseconds from now, by the
      * delay rule above. Adding a task that is still scheduled reschedules it. A task belongs to
-     * the first timer it is added to. A timer of your own that wraps one of this library's (as
-     * {@link SystemTimerReaper} does) passes the entry on: an entry runs only on such a timer.
+     * the first timer it is added to.
      *
      * @throws NullPointerException if {@code task} is null
      * @throws IllegalStateException if this timer is closed, or {@code task} belongs to another timer
      */
-    void add(TimerEntry task);
+    void add(TimerTask task);
 
     /**
      * Runs the tasks that are due, waiting up to {@code timeoutMs} for the first of them to become

@@ -11,7 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * every thread sees (schedule, cancel, the inbox, wake-ups, close); {@link DriverState} is what
  * only the thread holding the driver lock touches.
  *
- * <p>{@link #schedule} and {@link TimerEntry#cancelSchedule()} are safe from any thread and
+ * <p>{@link #schedule} and {@link TimerEntry#cancelSchedule} are safe from any thread and
  * lock-free: one CAS on the entry's state and, when the wheel must change, one CAS to push the
  * entry on the inbox. Everything else runs under the driver lock, taken by {@link #advance} and
  * {@link #runDue}: the driver drains the inbox, moving entries in or out of buckets, then expires
@@ -98,8 +98,8 @@ final class TimerEngine {
         if (closed) {
             throw new IllegalStateException("timer '" + name + "' is closed");
         }
-        if (!entry.bindTo(this)) {
-            throw new IllegalStateException("task " + entry + " belongs to timer '" + entry.owner().name
+        if (entry instanceof TimerTask task && !task.bindTo(this)) { // a library's entries are its own
+            throw new IllegalStateException("task " + entry + " belongs to timer '" + task.owner().name
                     + "', cannot add it to timer '" + name + "'");
         }
         long now = nowNanos();
@@ -139,7 +139,7 @@ final class TimerEngine {
         }
     }
 
-    /** Called by {@link TimerEntry#cancelSchedule()} after its CAS won. */
+    /** Called by {@link TimerEntry#cancelSchedule} after its CAS won. */
     void onCancelled(TimerEntry entry, boolean mustPush) {
         size.decrement(); // (E1)
         if (mustPush) {

@@ -22,7 +22,9 @@ public abstract class TimerEntry {
      * The entry is Kafka's TimerTaskEntry folded into the task: it carries its own place in a
      * bucket (slot: which bucket, which position of its array) and its own link in the owning
      * timer's inbox (inboxNext). Its life is one int, `state`: a lifecycle value in the low two
-     * bits and the IN_INBOX flag. Threads that add or cancel change `state` with a CAS and, if the
+     * bits and the IN_INBOX flag. It does not hold its timer: a TimerTask does, for its own
+     * cancel(); a library names the timer when it cancels an entry of its own (EntryAccess), so
+     * a purgatory's operation carries no field for it. Threads that add or cancel change `state` with a CAS and, if the
      * entry may have to move in the wheel, push it on the owner's inbox; only the thread that
      * drives the timer (TimerEngine's driver) reads the inbox and touches slot.
      *
@@ -44,13 +46,10 @@ public abstract class TimerEntry {
     static final int MUST_PUSH = 8;
 
     private static final VarHandle STATE;
-    private static final VarHandle OWNER;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            STATE = lookup.findVarHandle(TimerEntry.class, "state", int.class);
-            OWNER = lookup.findVarHandle(TimerEntry.class, "owner", TimerEngine.class);
+            STATE = MethodHandles.lookup().findVarHandle(TimerEntry.class, "state", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -59,7 +58,6 @@ public abstract class TimerEntry {
 
     private final long delayMs;
     private volatile int state;
-    private volatile TimerEngine owner;
     /** Relative to the owner's origin (T4). */
     volatile long deadlineMs;
     /** Where the entry is linked in its owner's wheel (TimerTaskList.slotOf), 0 if not; the owner's driver only. */
@@ -102,20 +100,8 @@ public abstract class TimerEntry {
         return state;
     }
 
-    /** Binds this entry to {@code engine} on first use; false if it belongs to another engine. */
-    boolean bindTo(TimerEngine engine) {
-        if (owner == null && OWNER.compareAndSet(this, null, engine)) {
-            return true;
-        }
-        return owner == engine;
-    }
-
-    TimerEngine owner() {
-        return owner;
-    }
-
-    /** Cancels the current schedule: true iff this call ended a scheduled one (T1, T2). */
-    boolean cancelSchedule() {
+    /** Cancels the current schedule on {@code owner}, its timer's: true iff this call ended a scheduled one (T1). */
+    boolean cancelSchedule(TimerEngine owner) {
         for (;;) {
             int s = state;
             if ((s & LIFECYCLE) != SCHEDULED) {
@@ -175,19 +161,36 @@ public abstract class TimerEntry {
     /** What a library built on the timer may do with its own entries (EntryAccess). */
     private static final class Access extends EntryAccess {
         @Override
-        public void schedule(Timer timer, TimerEntry entry) {
-            if (timer instanceof SystemTimer system) {
-                system.engine().schedule(entry);
-            } else if (timer instanceof ManualTimer manual) {
-                manual.engine().schedule(entry);
-            } else {
-                timer.add(entry);
-            }
+        public boolean supports(Timer timer) {
+            return engineOf(timer) != null;
         }
 
         @Override
-        public boolean cancel(TimerEntry entry) {
-            return entry.cancelSchedule();
+        public void schedule(Timer timer, TimerEntry entry) {
+            engine(timer).schedule(entry);
+        }
+
+        @Override
+        public boolean cancel(Timer timer, TimerEntry entry) {
+            return entry.cancelSchedule(engine(timer));
+        }
+
+        private static TimerEngine engine(Timer timer) {
+            TimerEngine engine = engineOf(timer);
+            if (engine == null) {
+                throw new IllegalArgumentException("not a timer of this library: " + timer);
+            }
+            return engine;
+        }
+
+        private static TimerEngine engineOf(Timer timer) {
+            if (timer instanceof SystemTimer system) {
+                return system.engine();
+            }
+            if (timer instanceof ManualTimer manual) {
+                return manual.engine();
+            }
+            return timer instanceof SystemTimerReaper reaper ? engineOf(reaper.timer()) : null;
         }
     }
 }

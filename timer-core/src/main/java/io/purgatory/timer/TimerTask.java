@@ -1,5 +1,7 @@
 package io.purgatory.timer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 
 /**
@@ -14,6 +16,19 @@ import java.time.Duration;
  * happen-before that task's {@link #run()} for that schedule.
  */
 public abstract class TimerTask extends TimerEntry implements Runnable {
+
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(TimerTask.class, "owner", TimerEngine.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The timer it was first added to; set once. */
+    private volatile TimerEngine owner;
 
     /**
      * Creates a task to run {@code delayMs} milliseconds after it is added to a timer; any value
@@ -44,7 +59,8 @@ public abstract class TimerTask extends TimerEntry implements Runnable {
      * @return true iff this call cancelled a scheduled task
      */
     public boolean cancel() {
-        return cancelSchedule();
+        TimerEngine o = owner;
+        return o != null && cancelSchedule(o);
     }
 
     /** Returns true iff this task's last schedule was cancelled (by {@link #cancel()} or a close). */
@@ -55,6 +71,18 @@ public abstract class TimerTask extends TimerEntry implements Runnable {
     /** Returns true iff this task is scheduled: added, and since then neither run nor cancelled. */
     public final boolean isScheduled() {
         return (state() & LIFECYCLE) == SCHEDULED;
+    }
+
+    /** Binds this task to {@code engine} on first use; false if it belongs to another engine. */
+    boolean bindTo(TimerEngine engine) {
+        if (owner == null && OWNER.compareAndSet(this, null, engine)) {
+            return true;
+        }
+        return owner == engine;
+    }
+
+    TimerEngine owner() {
+        return owner;
     }
 
     @Override

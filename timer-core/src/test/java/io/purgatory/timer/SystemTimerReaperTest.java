@@ -83,7 +83,7 @@ class SystemTimerReaperTest {
         }
 
         @Override
-        public void add(TimerEntry task) {
+        public void add(TimerTask task) {
             delegate.add(task);
         }
 

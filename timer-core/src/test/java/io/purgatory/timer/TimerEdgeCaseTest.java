@@ -319,7 +319,7 @@ class TimerEdgeCaseTest {
         }
 
         @Override
-        public void add(TimerEntry task) {
+        public void add(TimerTask task) {
         }
 
         @Override

@@ -44,12 +44,22 @@ public abstract class EntryAccess {
         instance = access;
     }
 
+    /** True iff {@code timer} is one of this library's (a SystemTimer, a ManualTimer, a reaper of one). */
+    public abstract boolean supports(Timer timer);
+
     /**
      * Schedules {@code entry} on {@code timer} as {@link Timer#add} does, but never waits for the
      * timer's back-pressure: the library's own entries are not held back.
+     *
+     * @throws IllegalArgumentException if {@code timer} is not one of this library's
      */
     public abstract void schedule(Timer timer, TimerEntry entry);
 
-    /** Cancels {@code entry}'s current schedule; true iff this call ended a scheduled one. */
-    public abstract boolean cancel(TimerEntry entry);
+    /**
+     * Cancels {@code entry}'s current schedule on {@code timer}; true iff this call ended a
+     * scheduled one.
+     *
+     * @throws IllegalArgumentException if {@code timer} is not one of this library's
+     */
+    public abstract boolean cancel(Timer timer, TimerEntry entry);
 }
