@@ -98,6 +98,8 @@ public final class Engine implements Owner {
         OperationState.checkSubmittable(op, op.state); // a misuse is not a capacity rejection
         if (timed) {
             runtime.awaitBackPressure(); // (N7)
+        } else {
+            runtime.startDriver(); // its only work is the purge: nothing is scheduled to start it (P2)
         }
         admission.take();
         InProgress progress = InProgress.current();

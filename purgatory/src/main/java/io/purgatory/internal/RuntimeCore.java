@@ -182,9 +182,7 @@ public final class RuntimeCore {
      * @throws IllegalStateException if the timer is closed
      */
     public void schedule(TimerEntry entry) {
-        if (driven && driver == null) {
-            startDriver();
-        }
+        startDriver();
         EntryAccess.get().schedule(timer, entry);
     }
 
@@ -200,7 +198,11 @@ public final class RuntimeCore {
         }
     }
 
-    private void startDriver() {
+    /** Starts the driver, if there is one and it is not started yet (P2). */
+    void startDriver() {
+        if (!driven || driver != null) {
+            return;
+        }
         synchronized (lock) {
             if (driver == null && !closed) {
                 driver = TimerDriver.start("ExpirationReaper-" + name, timer, this::runPurgePolicies);

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Validation of the watch keys given to a purgatory: no null, duplicates dropped in order. A bad
- * key set is refused before the operation is touched.
+ * Validation of the watch keys given to a purgatory: no null, a hashCode that answers, duplicates
+ * dropped in order. A bad key set is refused before the operation is touched.
  */
 public final class WatchKeys {
 
@@ -18,13 +18,20 @@ public final class WatchKeys {
     }
 
     /**
-     * {@code key}, at {@code index} of the keys given.
+     * {@code key}, at {@code index} of the keys given: not null, and its hashCode answers (the
+     * call fails at once, before anything uses the key, if it throws).
      *
      * @throws NullPointerException naming the keys and the index if it is null
+     * @throws IllegalArgumentException naming the index if its hashCode throws
      */
     public static Object check(Object key, int index) {
         if (key == null) {
             throw new NullPointerException("watchKeys contains null (at index " + index + ")");
+        }
+        try {
+            int unused = key.hashCode();
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("hashCode() of watch key at index " + index + " threw: " + e, e);
         }
         return key;
     }

@@ -111,7 +111,10 @@ final class WatcherList {
             try {
                 removed = watchersByKey.remove(watchers.key, watchers);
             } catch (RuntimeException | Error brokenKey) { // its hashCode or equals broke the contract
-                emptyKept++; // kept, empty, until purge() sweeps it by the iterator (K5)
+                removed = false;
+            }
+            if (!removed) { // not found by its key: kept, empty, until purge() sweeps it by the iterator (K5)
+                emptyKept++;
             }
         }
         if (removed) {
