@@ -2,6 +2,7 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.internal.EngineProbe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -151,7 +152,7 @@ class CloseFromManyThreadsTest {
             assertThat(waits.hasMetrics()).isFalse();
             assertThat(waits.retainedEvents()).isZero();
             assertThat(waits.events().ends().size()).isZero();
-            assertThat(waits.engine().timer().size()).isZero();
+            assertThat(EngineProbe.timer(waits.engine().runtime()).size()).isZero();
             waits.engine().checkInvariants();
         }
     }

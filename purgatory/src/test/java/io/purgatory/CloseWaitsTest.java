@@ -350,7 +350,7 @@ class CloseWaitsTest {
         assertThat(pendingWait).isCompletedExceptionally();
         assertThat(waits.retainedEvents()).isZero();
         assertThat(responses).hasValue(1);
-        assertThat(runtime.members()).isEmpty();
+        assertThat(runtime.core().members()).isEmpty();
     }
 
     /** An operation whose onComplete closes {@code p} and notes how often {@code other} had expired then. */

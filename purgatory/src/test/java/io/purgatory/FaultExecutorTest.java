@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.internal.EngineProbe;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.SystemTimer;
@@ -55,7 +56,7 @@ class FaultExecutorTest {
                 assertThat(op.callbackCounts()).isEqualTo("1,1,0");
                 assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-rejecting");
             });
-            assertThat(((SystemTimer) p.engine().timer()).failedTaskCount()).as("refusals counted").isEqualTo(n);
+            assertThat(p.stats().expirationsRefused()).as("refusals counted").isEqualTo(n);
             assertThat(timerLog.events()).hasSize(n).allSatisfy(e -> {
                 assertThat(e.getLevel()).isEqualTo(Level.ERROR);
                 assertThat(e.getThrowableProxy().getClassName()).isEqualTo(failure.getClass().getName());
@@ -103,7 +104,7 @@ class FaultExecutorTest {
                     .filter(op -> op.expiredOn.getName().equals("ExpirationReaper-full-pool")).count();
             assertThat(onReaper).isEqualTo(n - 1);
             assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).isEqualTo("1,1,0"));
-            assertThat(((SystemTimer) p.engine().timer()).failedTaskCount()).isEqualTo(n - 1);
+            assertThat(p.stats().expirationsRefused()).isEqualTo(n - 1);
             assertThat(timerLog.events()).hasSize(n - 1);
             assertThat(p.stats().expired()).isEqualTo(n + 1);
             assertThat(p.stats().expirationsRefused()).isEqualTo(n - 1);
@@ -132,7 +133,7 @@ class FaultExecutorTest {
                 assertThat(op.callbackCounts()).isEqualTo("1,1,0");
                 assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-pool-shut");
             });
-            assertThat(((SystemTimer) p.engine().timer()).failedTaskCount()).isEqualTo(5);
+            assertThat(p.stats().expirationsRefused()).isEqualTo(5);
             assertThat(p.stats().expirationsRefused()).isEqualTo(5);
             assertThat(timerLog.events()).hasSize(5);
         }
@@ -154,7 +155,7 @@ class FaultExecutorTest {
 
             assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).as("exactly once").isEqualTo("1,1,0"));
             assertThat(p.stats().expired()).isEqualTo(n);
-            assertThat(((SystemTimer) p.engine().timer()).failedTaskCount()).as("the hand-off ran: nothing refused")
+            assertThat(p.stats().expirationsRefused()).as("the hand-off ran: nothing refused")
                     .isZero();
             assertThat(p.stats().expirationsRefused()).isZero();
             assertThat(timerLog.events()).isEmpty();
@@ -191,14 +192,14 @@ class FaultExecutorTest {
 
             clock.advance(20, TimeUnit.MILLISECONDS);
             try {
-                p.engine().timer().advanceClock(0);
+                EngineProbe.timer(p.engine().runtime()).advanceClock(0);
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
 
             assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).isEqualTo("1,1,0"));
             assertThat(p.numDelayed()).isZero();
-            assertThat(p.engine().timer().size()).isZero();
+            assertThat(EngineProbe.timer(p.engine().runtime()).size()).isZero();
             assertThat(p.stats().expired()).isEqualTo(n);
             assertThat(p.stats().expirationsRefused()).as("each task of the refused hand-off").isPositive();
             assertThat(timerLog.events()).hasSize((int) p.stats().expirationsRefused());

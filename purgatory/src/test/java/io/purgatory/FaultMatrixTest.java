@@ -2,6 +2,7 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.internal.UserCode;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;

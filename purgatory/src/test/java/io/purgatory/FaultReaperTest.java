@@ -7,7 +7,7 @@ import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
+import io.purgatory.timer.TimerEntry;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -142,7 +142,7 @@ class FaultReaperTest {
         }
 
         @Override
-        public void add(TimerTask task) {
+        public void add(TimerEntry task) {
             delegate.add(task);
         }
 

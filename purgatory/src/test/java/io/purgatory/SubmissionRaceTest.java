@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
+import io.purgatory.timer.TimerEntry;
 import io.purgatory.testsupport.LogCapture;
 import java.util.ArrayList;
 import java.util.List;
@@ -289,7 +289,7 @@ class SubmissionRaceTest {
         }
 
         @Override
-        public void add(TimerTask task) {
+        public void add(TimerEntry task) {
             if (refusing) {
                 if (failure instanceof Error e) {
                     throw e;
