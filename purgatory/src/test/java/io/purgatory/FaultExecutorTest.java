@@ -7,7 +7,6 @@ import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.internal.EngineProbe;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.DaemonThreads;
-import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
 import java.util.ArrayList;
 import java.util.List;

@@ -455,7 +455,8 @@ class PurgatoryRuntimeTest {
                 .timerSettings(TimerSettings.DEFAULT).expirationExecutor(Runnable::run).clock(new ManualClock())
                 .runtime(runtime).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("runtime(...) cannot be combined with [timerSettings, expirationExecutor, clock]");
+                .hasMessageStartingWith(
+                        "runtime(...) cannot be combined with [timerSettings, expirationExecutor, clock]");
     }
 
     @Test
