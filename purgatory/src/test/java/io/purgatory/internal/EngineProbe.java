@@ -80,7 +80,7 @@ public final class EngineProbe {
             timer.setAccessible(true);
             return (Timer) timer.get(runtime);
         } catch (ReflectiveOperationException e) {
-            throw new AssertionError("RuntimeCore.timer", e);
+            throw new LinkageError("RuntimeCore.timer", e);
         }
     }
 }
