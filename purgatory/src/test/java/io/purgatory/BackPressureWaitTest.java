@@ -3,7 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.SystemTimer;
@@ -256,7 +256,7 @@ class BackPressureWaitTest {
             assertThat(timingOut).isCompletedExceptionally();
             assertThat(waits.retainedEvents()).isEqualTo(1);
             assertThat(waits.await("early", Duration.ofDays(1))).isCompletedWithValue("e");
-            assertThat(((SystemTimer) EngineProbe.timer(runtime.core())).backPressureWaits()).isZero();
+            assertThat(((SystemTimer) EngineInternals.timer(runtime.core())).backPressureWaits()).isZero();
         }
     }
 
@@ -365,7 +365,7 @@ class BackPressureWaitTest {
     }
 
     private static SystemTimer timer(DelayedOperationPurgatory<?> p) {
-        return (SystemTimer) EngineProbe.timer(p.engine().runtime());
+        return (SystemTimer) EngineInternals.timer(p.engine().runtime());
     }
 
     private static Thread runAll(Queue<Runnable> handedOff, String name) {

@@ -2,7 +2,7 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,7 +156,7 @@ class CloseFromManyThreadsTest {
             assertThat(waits.hasMetrics()).isFalse();
             assertThat(waits.retainedEvents()).isZero();
             assertThat(waits.events().ends().size()).isZero();
-            assertThat(EngineProbe.timer(waits.engine().runtime()).size()).isZero();
+            assertThat(EngineInternals.timer(waits.engine().runtime()).size()).isZero();
             waits.engine().checkInvariants();
         }
     }

@@ -2,7 +2,7 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +66,7 @@ class EventWindowsCloseRaceTest {
                 assertThat(waits.retainedEvents()).isZero();
                 assertThat(waits.events().ends().size()).isZero();
                 assertThat(waits.pending()).isZero();
-                assertThat(EngineProbe.timer(runtime.core()).size())
+                assertThat(EngineInternals.timer(runtime.core()).size())
                         .as("entries left on the shared timer, round " + round).isZero();
             }
             KeyedWaits<String, String> staying = KeyedWaits.builder("staying").runtime(runtime).build();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.Timer;
@@ -191,14 +191,14 @@ class FaultExecutorTest {
 
             clock.advance(20, TimeUnit.MILLISECONDS);
             try {
-                EngineProbe.timer(p.engine().runtime()).advanceClock(0);
+                EngineInternals.timer(p.engine().runtime()).advanceClock(0);
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
 
             assertThat(ops).allSatisfy(op -> assertThat(op.callbackCounts()).isEqualTo("1,1,0"));
             assertThat(p.numDelayed()).isZero();
-            assertThat(EngineProbe.timer(p.engine().runtime()).size()).isZero();
+            assertThat(EngineInternals.timer(p.engine().runtime()).size()).isZero();
             assertThat(p.stats().expired()).isEqualTo(n);
             assertThat(p.stats().expirationsRefused()).as("each task of the refused hand-off").isPositive();
             assertThat(timerLog.events()).hasSize((int) p.stats().expirationsRefused());

@@ -137,7 +137,7 @@ class FaultInterruptTest {
         closer.setDaemon(true);
         closer.start();
         ReliabilitySupport.awaitCondition("close waiting for the reaper",
-                () -> closer.getState() == Thread.State.WAITING);
+                () -> closer.getState() == Thread.State.TIMED_WAITING); // a join bounded by CloseOnce
 
         release.countDown();
         closer.join(TimeUnit.SECONDS.toMillis(ReliabilitySupport.BOUND_SECONDS));

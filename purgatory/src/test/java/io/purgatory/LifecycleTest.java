@@ -3,7 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.SystemTimer;
 import java.util.ArrayList;
@@ -350,7 +350,7 @@ class LifecycleTest {
         assertThat(p.watched()).isZero();
         assertThat(p.watchedKeys()).isZero();
         p.engine().checkInvariants();
-        if (EngineProbe.timer(p.engine().runtime()) == timer) {
+        if (EngineInternals.timer(p.engine().runtime()) == timer) {
             assertThat(timer.size()).isZero();
         }
     }

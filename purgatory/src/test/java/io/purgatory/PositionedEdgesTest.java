@@ -3,7 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.purgatory.ReliabilitySupport.HookOp;
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualTimer;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -95,7 +95,7 @@ class PositionedEdgesTest {
         neighbours.forEach(ref -> ref.get().completable = true);
         assertThat(purgatory.checkAndComplete("k")).isEqualTo(200);
 
-        assertThat(EngineProbe.holdsNoWatchLink(retained)).as("a settled operation links to nothing").isTrue();
+        assertThat(EngineInternals.holdsNoWatchLink(retained)).as("a settled operation links to nothing").isTrue();
         timer.advanceClock(0);
         for (int i = 0; i < 10 && neighbours.stream().anyMatch(ref -> ref.get() != null); i++) {
             System.gc();

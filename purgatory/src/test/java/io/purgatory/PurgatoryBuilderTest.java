@@ -3,7 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.SystemTimer;
@@ -200,7 +200,7 @@ class PurgatoryBuilderTest {
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("given")
                 .timer(timer).reaperEnabled(false).build();
         p.tryCompleteElseWatch(new MockOperation(100), List.of("k"));
-        assertThat(EngineProbe.timer(p.engine().runtime())).isSameAs(timer);
+        assertThat(EngineInternals.timer(p.engine().runtime())).isSameAs(timer);
         assertThat(timer.size()).isEqualTo(1);
 
         p.close();
@@ -216,7 +216,7 @@ class PurgatoryBuilderTest {
     @Test
     void build_defaults_ownSystemTimerIsClosedWithThePurgatory() {
         DelayedOperationPurgatory<MockOperation> p = new DelayedOperationPurgatory<>("defaults");
-        assertThat(EngineProbe.timer(p.engine().runtime())).isInstanceOf(SystemTimer.class);
+        assertThat(EngineInternals.timer(p.engine().runtime())).isInstanceOf(SystemTimer.class);
         assertThat(p.engine().driver()).as("no thread before the first submission").isNull();
         MockOperation op = new MockOperation(100_000);
         p.tryCompleteElseWatch(op, List.of("k"));
@@ -226,7 +226,7 @@ class PurgatoryBuilderTest {
 
         p.close();
 
-        assertThatThrownBy(() -> EngineProbe.timer(p.engine().runtime()).add(new MockOperation(10)))
+        assertThatThrownBy(() -> EngineInternals.timer(p.engine().runtime()).add(new MockOperation(10)))
                 .isInstanceOf(IllegalStateException.class);
     }
 
@@ -238,7 +238,7 @@ class PurgatoryBuilderTest {
 
             assertThat(p.tryCompleteElseWatch(op, List.of("k"))).isFalse();
 
-            assertThat(EngineProbe.timer(p.engine().runtime()).size()).as("nothing on the idle timer").isZero();
+            assertThat(EngineInternals.timer(p.engine().runtime()).size()).as("nothing on the idle timer").isZero();
             assertThat(p.engine().driver()).isNull();
             assertThat(p.numDelayed()).isEqualTo(1);
             op.completable = true;

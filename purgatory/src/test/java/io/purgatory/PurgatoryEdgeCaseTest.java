@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.internal.OperationState;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
@@ -165,19 +165,19 @@ class PurgatoryEdgeCaseTest {
         p.tryCompleteElseWatch(single, List.of("a"));
         p.tryCompleteElseWatch(triple, List.of("b", "c", "d"));
 
-        assertThat(EngineProbe.listKey(single)).as("(K3) its one key's list holds the operation itself")
+        assertThat(EngineInternals.listKey(single)).as("(K3) its one key's list holds the operation itself")
                 .isEqualTo("a");
-        assertThat(EngineProbe.ownerEngine(single)).as("(O6) its owner is its engine").isSameAs(p.engine());
-        assertThat(EngineProbe.nodeKeys(single)).isEmpty();
-        assertThat(EngineProbe.listKey(triple)).as("(K3) on several keys: a node on each").isNull();
-        assertThat(EngineProbe.ownerEngine(triple)).isSameAs(p.engine());
-        assertThat(EngineProbe.nodeKeys(triple)).containsExactlyInAnyOrder("b", "c", "d");
+        assertThat(EngineInternals.ownerEngine(single)).as("(O6) its owner is its engine").isSameAs(p.engine());
+        assertThat(EngineInternals.nodeKeys(single)).isEmpty();
+        assertThat(EngineInternals.listKey(triple)).as("(K3) on several keys: a node on each").isNull();
+        assertThat(EngineInternals.ownerEngine(triple)).isSameAs(p.engine());
+        assertThat(EngineInternals.nodeKeys(triple)).containsExactlyInAnyOrder("b", "c", "d");
         assertThat(p.watched()).isEqualTo(4);
         triple.cancel();
         assertThat(p.watched()).isEqualTo(1);
         single.forceComplete();
-        assertThat(EngineProbe.holdsNoWatchLink(single)).as("(K2) unlinked, it reaches no list").isTrue();
-        assertThat(EngineProbe.ownerEngine(single)).as("(O6) its owner stays its engine").isSameAs(p.engine());
+        assertThat(EngineInternals.holdsNoWatchLink(single)).as("(K2) unlinked, it reaches no list").isTrue();
+        assertThat(EngineInternals.ownerEngine(single)).as("(O6) its owner stays its engine").isSameAs(p.engine());
         p.engine().checkInvariants();
         p.close();
     }

@@ -3,7 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.TimerSettings;
@@ -270,7 +270,7 @@ class PurgatoryRuntimeTest {
         closed.close();
         timer.advanceClock(1_000);
 
-        EngineProbe.runPurgePolicies(runtime.core());
+        EngineInternals.runPurgePolicies(runtime.core());
 
         assertThat(a.stats().purges()).isEqualTo(1);
         assertThat(b.stats().purges()).isEqualTo(1);

@@ -3,7 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.purgatory.ReliabilitySupport.HookOp;
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualTimer;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -45,7 +45,7 @@ class ReachabilityTest {
         }
 
         assertCollected(later);
-        assertThat(EngineProbe.holdsNoWatchLink(retained)).as("a settled operation links to nothing").isTrue();
+        assertThat(EngineInternals.holdsNoWatchLink(retained)).as("a settled operation links to nothing").isTrue();
     }
 
     @Test

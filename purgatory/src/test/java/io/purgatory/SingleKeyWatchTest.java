@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.ReliabilitySupport.HookOp;
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,7 +62,7 @@ class SingleKeyWatchTest {
         assertThat(op.callbackCounts()).isEqualTo("0,0,1");
         assertThat(p.numDelayed()).isZero();
         assertThat(p.watched()).isZero();
-        assertThat(EngineProbe.holdsNoWatchLink(op)).isTrue();
+        assertThat(EngineInternals.holdsNoWatchLink(op)).isTrue();
         assertThat(timer.size()).isZero();
         p.engine().checkInvariants();
         p.close();
@@ -83,9 +83,9 @@ class SingleKeyWatchTest {
 
         assertThatThrownBy(() -> first.tryCompleteElseWatch(op, List.of(key)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key failed");
-        assertThat(EngineProbe.ownerEngine(op)).as("owned by no purgatory after the undo").isNull();
+        assertThat(EngineInternals.ownerEngine(op)).as("owned by no purgatory after the undo").isNull();
         assertThat(second.tryCompleteElseWatch(op, List.of("k"))).isFalse();
-        assertThat(EngineProbe.listKey(op)).isEqualTo("k");
+        assertThat(EngineInternals.listKey(op)).isEqualTo("k");
         op.completable = true;
         assertThat(second.checkAndComplete("k")).isOne();
 

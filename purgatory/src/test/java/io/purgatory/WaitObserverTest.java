@@ -3,7 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.purgatory.internal.EngineProbe;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.internal.UserCode;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
@@ -90,16 +90,17 @@ class WaitObserverTest {
         MockOperation op = new MockOperation(100);
         p.tryCompleteElseWatch(op, List.of("a"));
 
-        assertThat(EngineProbe.isObserved(op)).as("(N6) an observed operation's owner is its ObservedOwner").isTrue();
-        assertThat(EngineProbe.listKey(op)).as("(K3) linked on its one key's list itself").isEqualTo("a");
-        assertThat(EngineProbe.ownerEngine(op)).isSameAs(p.engine());
+        assertThat(EngineInternals.isObserved(op)).as("(N6) an observed operation's owner is its ObservedOwner")
+                .isTrue();
+        assertThat(EngineInternals.listKey(op)).as("(K3) linked on its one key's list itself").isEqualTo("a");
+        assertThat(EngineInternals.ownerEngine(op)).isSameAs(p.engine());
         p.engine().checkInvariants();
 
         op.completable = true;
         assertThat(p.checkAndComplete("a")).isEqualTo(1);
 
-        assertThat(EngineProbe.holdsNoWatchLink(op)).as("unlinked by the settle's booking").isTrue();
-        assertThat(EngineProbe.isObserved(op)).isTrue();
+        assertThat(EngineInternals.holdsNoWatchLink(op)).as("unlinked by the settle's booking").isTrue();
+        assertThat(EngineInternals.isObserved(op)).isTrue();
         assertThat(p.watched()).isZero();
         assertThat(observer.ends).containsExactly("COMPLETED");
         p.engine().checkInvariants();
@@ -145,8 +146,8 @@ class WaitObserverTest {
 
         p.tryCompleteElseWatch(op, List.of("a", "b"));
 
-        assertThat(EngineProbe.isObserved(op)).as("(N6) only a wait given a handle has an ObservedOwner").isFalse();
-        assertThat(EngineProbe.ownerEngine(op)).isSameAs(p.engine());
+        assertThat(EngineInternals.isObserved(op)).as("(N6) only a wait given a handle has an ObservedOwner").isFalse();
+        assertThat(EngineInternals.ownerEngine(op)).isSameAs(p.engine());
         timer.advanceClock(100);
         assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
         assertThat(ended).isEmpty();

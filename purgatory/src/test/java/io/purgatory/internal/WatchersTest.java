@@ -134,8 +134,8 @@ class WatchersTest {
         if (linked.node() == null) {
             assertThat(list.unlink(linked.op())).isTrue();
             assertThat(list.unlink(linked.op())).as("(K1) unlinked already").isFalse();
-            assertThat(EngineProbe.prev(linked.op())).as("(K2)").isNull();
-            assertThat(EngineProbe.next(linked.op())).as("(K2)").isNull();
+            assertThat(EngineInternals.prev(linked.op())).as("(K2)").isNull();
+            assertThat(EngineInternals.next(linked.op())).as("(K2)").isNull();
         } else {
             assertThat(list.unlink(linked.node())).isTrue();
             assertThat(list.unlink(linked.node())).as("(K1) unlinked already").isFalse();
@@ -175,10 +175,10 @@ class WatchersTest {
 
         assertThat(list.size()).isEqualTo(2);
         assertThat(list.checkLinks(OWNER)).isEqualTo(2);
-        assertThat(EngineProbe.prev(c)).isSameAs(a);
-        assertThat(EngineProbe.next(a)).isSameAs(c);
-        assertThat(EngineProbe.next(b)).as("(K2) an unlinked operation reaches nothing").isNull();
-        assertThat(EngineProbe.prev(b)).isNull();
+        assertThat(EngineInternals.prev(c)).isSameAs(a);
+        assertThat(EngineInternals.next(a)).isSameAs(c);
+        assertThat(EngineInternals.next(b)).as("(K2) an unlinked operation reaches nothing").isNull();
+        assertThat(EngineInternals.prev(b)).isNull();
         assertThat(list.unlink(a)).isTrue();
         assertThat(list.unlink(c)).isTrue();
         assertThat(list.isEmpty()).isTrue();

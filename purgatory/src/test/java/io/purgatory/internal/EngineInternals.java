@@ -10,12 +10,12 @@ import java.util.List;
  * which the engine keeps package-private: where an operation watches, its links, its owner and its
  * state word. Read-only, for tests in quiescence.
  */
-public final class EngineProbe {
+public final class EngineInternals {
 
     /** Emptied key lists a watcher list keeps for reuse (WatcherList K5). */
     public static final int MAX_EMPTY_KEPT = WatcherList.MAX_EMPTY_KEPT;
 
-    private EngineProbe() {
+    private EngineInternals() {
     }
 
     /** The key of the list {@code op} is linked on itself (watching one key, Watchers K3), else null. */
