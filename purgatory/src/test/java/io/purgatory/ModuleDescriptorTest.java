@@ -24,8 +24,8 @@ import org.slf4j.Logger;
  * the classes directory of the module under test) as a module-path user gets them: the names are
  * the stable {@code io.purgatory.timer} and {@code io.purgatory}, each exports exactly its API
  * package to everyone (timer-core its internal package to the purgatory only) and opens nothing,
- * and the graph resolves against the real SLF4J jar, with no Micrometer. The tests run on the class path (see the surefire configuration), so this is
- * where the descriptors are proven.
+ * and the graph resolves against the real SLF4J jar, with no Micrometer. The tests run on the
+ * class path (see the surefire configuration), so this is where the descriptors are proven.
  */
 class ModuleDescriptorTest {
 

@@ -63,7 +63,7 @@ class PurgatoryEdgeCaseTest {
         AtomicBoolean once = new AtomicBoolean();
         first.tryHook = () -> {
             if (once.compareAndSet(false, true)) {
-                second.cancel(); // unlinked while the walk stands on the first node (Watchers W2)
+                second.cancel(); // settled while the walk holds its copy: never tried (OperationState O2)
             }
         };
         first.completable = true;

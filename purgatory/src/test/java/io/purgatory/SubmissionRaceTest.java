@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * operation on a key it was already watched on (Engine N2), a user timer whose add throws, a key
  * whose hashCode cancels the operation while it is watched, a settle from another thread while
  * tryComplete runs (OperationState O2), and a key whose hashCode throws an Error as its emptied
- * list leaves its map (WatcherList K8).
+ * list leaves its map (WatcherList K5).
  */
 class SubmissionRaceTest {
 
