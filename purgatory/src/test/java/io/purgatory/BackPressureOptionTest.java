@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
@@ -14,8 +15,9 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code backPressure(lag)} on the purgatory's and the runtime's builders: the own timer's
- * back-pressure, so a thread submitting faster than the purgatory expires waits for the expiries.
+ * Back-pressure in the {@link TimerSettings} of the purgatory's and the runtime's builders: the own
+ * timer's back-pressure, so a thread submitting faster than the purgatory expires waits for the
+ * expiries.
  */
 class BackPressureOptionTest {
 
@@ -24,34 +26,41 @@ class BackPressureOptionTest {
     private static final int MAX_SUBMISSIONS = 1_000_000;
 
     @Test
-    void backPressure_nullOrNotPositive_throwsNamingTheArgumentAndValue() {
-        assertThatThrownBy(() -> DelayedOperationPurgatory.builder("p").backPressure(null))
-                .isInstanceOf(NullPointerException.class).hasMessage("lag");
-        assertThatThrownBy(() -> DelayedOperationPurgatory.builder("p").backPressure(Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("backPressure lag must be > 0: PT0S");
-        assertThatThrownBy(() -> PurgatoryRuntime.builder("r").backPressure(Duration.ofMillis(-5)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("backPressure lag must be > 0: PT-0.005S");
-        assertThatThrownBy(() -> PurgatoryRuntime.builder("r").backPressure(null))
-                .isInstanceOf(NullPointerException.class).hasMessage("lag");
+    void withBackPressure_nullOrNegative_throwsNamingTheArgumentAndValue_zeroIsNone() {
+        assertThatThrownBy(() -> TimerSettings.DEFAULT.withBackPressure(null))
+                .isInstanceOf(NullPointerException.class).hasMessage("backPressure");
+        assertThatThrownBy(() -> TimerSettings.DEFAULT.withBackPressure(Duration.ofMillis(-5)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("backPressure must be >= 0 (0: none): PT-0.005S");
+        assertThatThrownBy(() -> new TimerSettings(1, 1024, null))
+                .isInstanceOf(NullPointerException.class).hasMessage("backPressure");
+        assertThat(TimerSettings.DEFAULT.withBackPressure(Duration.ofMillis(10)).withBackPressure(Duration.ZERO)
+                .hasBackPressure()).isFalse();
     }
 
     @Test
-    void build_backPressureWithAGivenTimer_throwsIaeNamingIt() {
-        assertThatThrownBy(() -> DelayedOperationPurgatory.builder("p").backPressure(Duration.ofMillis(10))
+    void build_backPressuredSettingsWithAGivenTimer_throwsIaeNamingThem() {
+        TimerSettings pressed = TimerSettings.DEFAULT.withBackPressure(Duration.ofMillis(10));
+        assertThatThrownBy(() -> DelayedOperationPurgatory.builder("p").timerSettings(pressed)
                 .timer(new ManualTimer()).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("timer(...) cannot be combined with [backPressure]");
-        assertThatThrownBy(() -> PurgatoryRuntime.builder("r").backPressure(Duration.ofMillis(10))
+                .hasMessageStartingWith("timer(...) cannot be combined with [timerSettings]");
+        assertThatThrownBy(() -> KeyedWaits.builder("w").timerSettings(pressed)
                 .timer(new ManualTimer()).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("timer(...) cannot be combined with [backPressure]");
+                .hasMessageStartingWith("timer(...) cannot be combined with [timerSettings]");
+        assertThatThrownBy(() -> PurgatoryRuntime.builder("r").timerSettings(pressed)
+                .timer(new ManualTimer()).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("timer(...) cannot be combined with [timerSettings]");
     }
 
     @Test
     void tryCompleteElseWatch_expiriesLateBeyondTheBound_submitterWaitsOnTheTimer() throws Exception {
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>(); // expiries never start: they fall behind
         DelayedOperationPurgatory<MockOperation> purgatory = DelayedOperationPurgatory.<MockOperation>builder("pressed")
-                .expirationExecutor(handedOff::add).backPressure(Duration.ofMillis(50)).build();
+                .expirationExecutor(handedOff::add)
+                        .timerSettings(TimerSettings.DEFAULT.withBackPressure(Duration.ofMillis(50))).build();
         AssertSubmitterWaits.run(purgatory, handedOff);
     }
 
@@ -59,7 +68,7 @@ class BackPressureOptionTest {
     void tryCompleteElseWatch_onARuntimeWithBackPressure_submitterWaitsOnTheTimer() throws Exception {
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         try (PurgatoryRuntime runtime = PurgatoryRuntime.builder("pressed-runtime").expirationExecutor(handedOff::add)
-                .backPressure(Duration.ofMillis(50)).build()) {
+                .timerSettings(TimerSettings.DEFAULT.withBackPressure(Duration.ofMillis(50))).build()) {
             AssertSubmitterWaits.run(DelayedOperationPurgatory.<MockOperation>builder("on-runtime")
                     .runtime(runtime).build(), handedOff);
         }

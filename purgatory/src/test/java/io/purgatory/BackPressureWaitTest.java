@@ -3,10 +3,13 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerEntry;
+import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
@@ -23,8 +26,10 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * Where and how long a submission waits for a back-pressured timer: never on the timer's own
- * threads, never past a close, and an interrupt ends it without losing the operation. The timer
+ * Where and how long a submission waits for a back-pressured timer (Engine N7): before it takes
+ * its slot and claim, so its operation is not pending meanwhile and nothing else waits for it;
+ * never on the timer's own threads, nor for what the library puts on the timer; a close of the
+ * timer or an interrupt ends it, and the submission then goes on. The timer
  * falls behind at once: its clock jumps an hour while the expiries it hands off wait in a queue,
  * and the bound is ten minutes, so a wait that should not happen outlasts every failure bound.
  */
@@ -33,6 +38,9 @@ class BackPressureWaitTest {
     private static final long GENEROUS_SECONDS = 30;
     private static final Duration BOUND = Duration.ofMinutes(10);
     private static final long DAY_MS = TimeUnit.DAYS.toMillis(1);
+    private static final TimerSettings PRESSED = TimerSettings.DEFAULT.withBackPressure(BOUND);
+    /** The logger of the one close rule, which warns when a close gives up waiting. */
+    private static final String CLOSE_LOG = "io.purgatory.internal.CloseOnce";
 
     /** The system clock plus an offset a test moves forward: a clock an own timer accepts. */
     private static final class JumpingClock implements Clock {
@@ -64,7 +72,7 @@ class BackPressureWaitTest {
             }
         };
         try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("cb")
-                .clock(clock).expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
+                .clock(clock).expirationExecutor(handedOff::add).timerSettings(PRESSED).build()) {
             self.set(p);
             fallBehind(p, late, clock, handedOff);
 
@@ -102,7 +110,7 @@ class BackPressureWaitTest {
         };
         try (LogCapture timerLog = new LogCapture(Timer.class);
              DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("rej")
-                     .clock(clock).expirationExecutor(rejecting).backPressure(BOUND).build()) {
+                     .clock(clock).expirationExecutor(rejecting).timerSettings(PRESSED).build()) {
             self.set(p);
             p.tryCompleteElseWatch(late, List.of("late"));
             clock.jump(Duration.ofHours(1)); // due an hour ago: the reaper runs it an hour late, itself
@@ -124,7 +132,7 @@ class BackPressureWaitTest {
         AtomicBoolean interruptKept = new AtomicBoolean();
         AtomicBoolean watched = new AtomicBoolean(true);
         try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("intr")
-                .clock(clock).expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
+                .clock(clock).expirationExecutor(handedOff::add).timerSettings(PRESSED).build()) {
             fallBehind(p, new MockOperation(1), clock, handedOff);
             Thread submitter = new Thread(() -> {
                 watched.set(!p.tryCompleteElseWatch(op, List.of("k")));
@@ -150,109 +158,70 @@ class BackPressureWaitTest {
     }
 
     @Test
-    void checkAndComplete_fromAnotherThreadWhileTheSubmitterWaits_completesItWithoutWaitingOutTheBound()
-            throws Exception {
-        JumpingClock clock = new JumpingClock();
-        Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
-        try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("check")
-                .clock(clock).expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
-            assertACheckEndsTheSubmittersWait(p, clock, handedOff);
-        }
-    }
-
-    @Test
-    void checkAndComplete_onAUserBuiltBackPressuredTimerWhileTheSubmitterWaits_completesItWithoutWaitingOutTheBound()
-            throws Exception {
+    void tryCompleteElseWatch_waitingForBackPressure_holdsNoSlotAndItsOperationIsNotPendingYet() throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         SystemTimer userTimer = SystemTimer.builder("user-built").clock(clock).executor(handedOff::add)
-                .backPressure(BOUND).build();
+                .settings(PRESSED).build();
+        MockOperation op = new MockOperation(DAY_MS);
         try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("given")
                 .clock(clock).timer(userTimer).reaperEnabled(true).build()) {
-            assertACheckEndsTheSubmittersWait(p, clock, handedOff); // the operation ends it, whoever built the timer
+            fallBehind(p, new MockOperation(1), clock, handedOff); // whoever built the timer, a submitter waits
+            Thread submitter = submitInBackground(p, op);
+            awaitParkedByBackPressure(submitter);
+            try {
+                op.completable = true;
+                assertThat(p.checkAndComplete("k")).as("(N7) not submitted yet: nothing to try").isZero();
+                assertThat(p.numDelayed()).as("the late one only").isEqualTo(1);
+            } finally {
+                submitter.interrupt(); // ends the wait: the submission goes on
+            }
+            submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
+            assertThat(submitter.isAlive()).isFalse();
+            assertThat(op.outcome()).as("completed by its first try once its wait ended").isEqualTo(Outcome.COMPLETED);
+            assertThat(op.onCompleteCalls).hasValue(1);
+            handedOff.forEach(Runnable::run);
         } finally {
             userTimer.close();
         }
     }
 
-    /**
-     * With {@code p}'s timer fallen behind, a submitter waits; a check from this thread finds its
-     * claim and asks it to try again (O3), which ends the wait: the operation completes once.
-     */
-    private static void assertACheckEndsTheSubmittersWait(DelayedOperationPurgatory<MockOperation> p,
-            JumpingClock clock, Queue<Runnable> handedOff) throws InterruptedException {
-        MockOperation op = new MockOperation(DAY_MS);
-        fallBehind(p, new MockOperation(1), clock, handedOff);
-        Thread submitter = submitInBackground(p, op);
-        awaitParkedByBackPressure(submitter);
-        try {
-            op.completable = true;
-            p.checkAndComplete("k");
-
-            submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
-            assertThat(submitter.isAlive()).as("the submitter stopped waiting to try again").isFalse();
-        } finally {
-            submitter.interrupt();
-        }
-        assertThat(op.onCompleteCalls).hasValue(1);
-        assertThat(op.outcome()).isEqualTo(Outcome.COMPLETED);
-        assertThat(op.triedConcurrently).isFalse();
-        handedOff.forEach(Runnable::run);
-        assertThat(p.watched()).isZero();
-    }
-
     @Test
-    void cancelForKey_whileTheSubmitterWaits_answersTheCancelWithoutWaitingOutTheBound() throws Exception {
-        JumpingClock clock = new JumpingClock();
-        Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
-        MockOperation op = new MockOperation(DAY_MS);
-        try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("cancel")
-                .clock(clock).expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
-            fallBehind(p, new MockOperation(1), clock, handedOff);
-            Thread submitter = submitInBackground(p, op);
-            awaitParkedByBackPressure(submitter);
-            try {
-                assertThat(p.cancelForKey("k")).containsExactly(op);
-
-                submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
-                assertThat(submitter.isAlive()).as("the submitter stopped waiting to run onCancel").isFalse();
-            } finally {
-                submitter.interrupt();
-            }
-            assertThat(op.onCancelCalls).hasValue(1);
-            assertThat(op.onCompleteCalls).hasValue(0);
-            handedOff.forEach(Runnable::run);
-            assertThat(p.watched()).isZero();
-            assertThat(p.numDelayed()).isZero();
-        }
-    }
-
-    @Test
-    void complete_keyedWaitsOnABackPressuredRuntimeWhileAnAwaitWaits_answersItWithoutWaitingOutTheBound()
+    void cancel_ofAnOperationWhoseSubmitterWaits_runsOnCancelAtOnceAndTheSubmissionIsThenRefused()
             throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
-        try (PurgatoryRuntime runtime = PurgatoryRuntime.builder("rt-waits").clock(clock)
-                .expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
-            KeyedWaits<String, String> waits = KeyedWaits.builder("waits").runtime(runtime).build();
-            DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("behind")
-                    .runtime(runtime).build();
+        MockOperation op = new MockOperation(DAY_MS);
+        AtomicReference<Throwable> refused = new AtomicReference<>();
+        try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("cancel")
+                .clock(clock).expirationExecutor(handedOff::add).timerSettings(PRESSED).maxPending(2).build()) {
             fallBehind(p, new MockOperation(1), clock, handedOff);
-            AtomicReference<CompletableFuture<String>> awaited = new AtomicReference<>();
-            Thread awaiter = new Thread(() -> awaited.set(waits.await("k", Duration.ofDays(1))), "awaiter");
-            awaiter.start();
-            awaitParkedByBackPressure(awaiter);
+            Thread submitter = new Thread(() -> {
+                try {
+                    p.tryCompleteElseWatch(op, List.of("k"));
+                } catch (Throwable t) {
+                    refused.set(t);
+                }
+            }, "submitter");
+            submitter.start();
+            awaitParkedByBackPressure(submitter);
             try {
-                waits.complete("k", "v");
-
-                awaiter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
-                assertThat(awaiter.isAlive()).as("the await stopped waiting once answered").isFalse();
+                assertThat(op.cancel()).isTrue();
+                assertThat(op.onCancelCalls).as("the cancel waits for nothing").hasValue(1);
             } finally {
-                awaiter.interrupt();
+                submitter.interrupt();
             }
-            assertThat(awaited.get()).isCompletedWithValue("v");
-            assertThat(waits.pending()).isZero();
+            submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
+            assertThat(submitter.isAlive()).isFalse();
+            assertThat(refused.get()).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("already settled");
+            assertThat(op.onCompleteCalls).hasValue(0);
             handedOff.forEach(Runnable::run);
+            assertThat(p.numDelayed()).isZero();
+            MockOperation probe = new MockOperation(DAY_MS);
+            p.tryCompleteElseWatch(probe, List.of("probe"));
+            p.tryCompleteElseWatch(new MockOperation(DAY_MS), List.of("probe")); // maxPending 2: no slot leaked
+            assertThat(p.numDelayed()).isEqualTo(2);
         }
     }
 
@@ -261,7 +230,7 @@ class BackPressureWaitTest {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         try (PurgatoryRuntime runtime = PurgatoryRuntime.builder("rt-events").clock(clock)
-                .expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
+                .expirationExecutor(handedOff::add).timerSettings(PRESSED).build()) {
             KeyedWaits<String, String> waits = KeyedWaits.builder("events").runtime(runtime)
                     .retainEvents(Duration.ofDays(1), 10).lateEvents(Duration.ofDays(1), 10).build();
             CompletableFuture<String> timingOut = waits.await("ended", Duration.ofMillis(1));
@@ -288,94 +257,217 @@ class BackPressureWaitTest {
             assertThat(timingOut).isCompletedExceptionally();
             assertThat(waits.retainedEvents()).isEqualTo(1);
             assertThat(waits.await("early", Duration.ofDays(1))).isCompletedWithValue("e");
-            assertThat(((SystemTimer) runtime.timer()).backPressureWaits()).isZero();
+            assertThat(((SystemTimer) EngineInternals.timer(runtime.core())).backPressureWaits()).isZero();
         }
     }
 
     @Test
-    void close_ownTimerWhileASubmitterWaits_endsTheWaitAndAnswersItBeforeReturning() throws Exception {
+    void close_ownTimerWhileASubmitterWaits_endsTheWaitAndTheSubmissionIsSettledByTheClosePolicy() throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         MockOperation op = new MockOperation(DAY_MS);
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("own-close")
-                .clock(clock).expirationExecutor(handedOff::add).backPressure(BOUND).build();
+                .clock(clock).expirationExecutor(handedOff::add).timerSettings(PRESSED).build();
         fallBehind(p, new MockOperation(1), clock, handedOff);
         Thread submitter = submitInBackground(p, op);
         awaitParkedByBackPressure(submitter);
 
-        try (LogCapture closingLog = new LogCapture(Closing.class)) {
-            p.close();
-            assertThat(closingLog.events()).as("close did not give up waiting for the submitter").isEmpty();
+        try (LogCapture closingLog = new LogCapture(CLOSE_LOG)) {
+            p.close(); // closes the own timer, which ends the wait
+            assertThat(closingLog.events()).as("(N7) close had nothing of the submitter's to wait for").isEmpty();
         }
-        assertThat(op.onCompleteCalls).as("answered before close returned").hasValue(1);
-        assertThat(op.onExpirationCalls).as("expired by the close policy").hasValue(1);
         submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
         assertThat(submitter.isAlive()).isFalse();
+        assertThat(op.onCompleteCalls).as("(N3) expired once, by the close policy").hasValue(1);
+        assertThat(op.onExpirationCalls).hasValue(1);
+        assertThat(p.numDelayed()).isZero();
     }
 
     @Test
-    void close_runtimeWhileASubmitterWaits_endsTheWaitAndAnswersItBeforeReturning() throws Exception {
+    void close_runtimeWhileASubmitterWaits_endsTheWaitAndTheSubmissionIsSettledByTheClosePolicy() throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         MockOperation op = new MockOperation(DAY_MS);
         PurgatoryRuntime runtime = PurgatoryRuntime.builder("rt-close").clock(clock)
-                .expirationExecutor(handedOff::add).backPressure(BOUND).build();
+                .expirationExecutor(handedOff::add).timerSettings(PRESSED).build();
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("on-rt")
                 .runtime(runtime).build();
         fallBehind(p, new MockOperation(1), clock, handedOff);
         Thread submitter = submitInBackground(p, op);
         awaitParkedByBackPressure(submitter);
 
-        try (LogCapture closingLog = new LogCapture(Closing.class)) {
-            runtime.close();
-            assertThat(closingLog.events()).as("close did not give up waiting for the submitter").isEmpty();
-        } finally {
-            submitter.interrupt();
+        try (LogCapture closingLog = new LogCapture(CLOSE_LOG)) {
+            runtime.close(); // closes the runtime's timer, which ends the wait
+            assertThat(closingLog.events()).as("(N7) close had nothing of the submitter's to wait for").isEmpty();
         }
-        assertThat(op.onCompleteCalls).as("answered before close returned").hasValue(1);
-        assertThat(op.onExpirationCalls).as("expired by the close policy").hasValue(1);
         submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
         assertThat(submitter.isAlive()).isFalse();
+        assertThat(op.onCompleteCalls).as("(N3) expired once, by the close policy").hasValue(1);
+        assertThat(op.onExpirationCalls).hasValue(1);
+        assertThat(p.numDelayed()).isZero();
     }
 
     @Test
-    void close_purgatoryOnARuntimeWhileItsSubmitterWaits_endsTheWaitAndAnswersItBeforeReturning()
+    void close_purgatoryOnARuntimeWhileItsSubmitterWaits_returnsAtOnceAndTheSubmissionIsSettledByTheClosePolicy()
             throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         MockOperation op = new MockOperation(DAY_MS);
         try (PurgatoryRuntime runtime = PurgatoryRuntime.builder("rt-shared").clock(clock)
-                .expirationExecutor(handedOff::add).backPressure(BOUND).build()) {
+                .expirationExecutor(handedOff::add).timerSettings(PRESSED).build()) {
             DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("member")
                     .runtime(runtime).build();
             fallBehind(p, new MockOperation(1), clock, handedOff);
             Thread submitter = submitInBackground(p, op);
             awaitParkedByBackPressure(submitter);
 
-            try (LogCapture closingLog = new LogCapture(Closing.class)) {
+            try (LogCapture closingLog = new LogCapture(CLOSE_LOG)) {
                 p.close();
-                assertThat(closingLog.events()).as("close did not give up waiting for the submitter").isEmpty();
+                assertThat(closingLog.events()).as("(N7) close had nothing of the submitter's to wait for").isEmpty();
+                assertThat(op.isCompleted()).as("not submitted yet: not the close's to settle").isFalse();
             } finally {
-                submitter.interrupt(); // the runtime's timer stays open: only this ends a wait close left
+                submitter.interrupt(); // the runtime's timer stays open: only this ends the wait
             }
-            assertThat(op.onCompleteCalls).as("answered before close returned").hasValue(1);
-            assertThat(op.onExpirationCalls).as("expired by the close policy").hasValue(1);
             submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
             assertThat(submitter.isAlive()).isFalse();
+            assertThat(op.onCompleteCalls).as("(N3) watched after the close began: expired once by its policy")
+                    .hasValue(1);
+            assertThat(op.onExpirationCalls).hasValue(1);
+            assertThat(p.numDelayed()).isZero();
         }
     }
 
     @Test
-    void build_backPressureOnAPurgatoryGivenARuntime_throwsIaeNamingIt() {
+    void build_backPressuredTimerSettingsOnAPurgatoryGivenARuntime_throwsIaeNamingThem() {
         try (PurgatoryRuntime runtime = PurgatoryRuntime.builder("rt-given").build()) {
-            assertThatThrownBy(() -> DelayedOperationPurgatory.builder("p").backPressure(Duration.ofMillis(10))
+            assertThatThrownBy(() -> DelayedOperationPurgatory.builder("p").timerSettings(PRESSED)
                     .runtime(runtime).build())
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageStartingWith("runtime(...) cannot be combined with [backPressure]");
+                    .hasMessageStartingWith("runtime(...) cannot be combined with [timerSettings]");
+        }
+    }
+
+    /** A timer of the user's that passes each call on to a library timer, as Timer.add asks (as SystemTimerReaper). */
+    private static final class Wrapping implements Timer {
+        final SystemTimer inner;
+
+        Wrapping(SystemTimer inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public void add(TimerEntry task) {
+            inner.add(task);
+        }
+
+        @Override
+        public boolean advanceClock(long timeoutMs) throws InterruptedException {
+            return inner.advanceClock(timeoutMs);
+        }
+
+        @Override
+        public int size() {
+            return inner.size();
+        }
+
+        @Override
+        public void close() {
+            inner.close();
+        }
+    }
+
+    @Test
+    void complete_earlyEventWindowOnAWrappedBackPressuredTimer_schedulesWithoutWaiting() throws Exception {
+        JumpingClock clock = new JumpingClock();
+        Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
+        SystemTimer inner = SystemTimer.builder("inner").clock(clock).executor(handedOff::add).settings(PRESSED)
+                .build();
+        KeyedWaits<String, String> waits = KeyedWaits.builder("wrapped").timer(new Wrapping(inner))
+                .retainEvents(Duration.ofDays(1), 10).build();
+        Thread completer = new Thread(() -> waits.complete("k", "v"), "completer");
+        try {
+            CompletableFuture<String> late = waits.await("late", Duration.ofMillis(1));
+            fallBehind(inner, clock, handedOff);
+
+            completer.start();
+            boolean parked = awaitEndOrParkedByBackPressure(completer);
+
+            // DEFECT?: the library's own entries go on a timer it was given through Timer.add (EntryAccess
+            // schedules without waiting only on a SystemTimer or a ManualTimer itself), so on a user's timer
+            // that wraps a back-pressured SystemTimer an early event's window waits out the bound in complete().
+            assertThat(parked).as("the window waited for the late expiries").isFalse();
+            assertThat(completer.isAlive()).isFalse();
+            assertThat(late).isNotDone();
+        } finally {
+            inner.close(); // ends any wait
+            completer.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
+            handedOff.forEach(Runnable::run);
+            waits.close();
+        }
+    }
+
+    @Test
+    void tryCompleteElseWatch_onAWrappedBackPressuredTimer_waitsBeforeItsOperationIsPending() throws Exception {
+        JumpingClock clock = new JumpingClock();
+        Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
+        SystemTimer inner = SystemTimer.builder("inner").clock(clock).executor(handedOff::add).settings(PRESSED)
+                .build();
+        DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("wrapped-p")
+                .clock(clock).timer(new Wrapping(inner)).build();
+        MockOperation op = new MockOperation(DAY_MS);
+        Thread submitter = new Thread(() -> p.tryCompleteElseWatch(op, List.of("k")), "submitter");
+        try {
+            p.tryCompleteElseWatch(new MockOperation(1), List.of("late"));
+            fallBehind(inner, clock, handedOff);
+
+            submitter.start();
+            awaitParkedByBackPressure(submitter);
+
+            // DEFECT?: RuntimeCore.awaitBackPressure holds a submission back before its claim only on a
+            // SystemTimer itself; on a user's timer that wraps one, the wait happens inside timer.add, at the
+            // submission's step 4, with its claim and slot held: the operation is pending and watched meanwhile,
+            // and a cancel's (or a close's) callbacks wait for the submitter, up to the bound.
+            assertThat(p.numDelayed()).as("(N7) the late one only: not the one whose submitter waits").isOne();
+            assertThat(op.cancel()).isTrue();
+            assertThat(op.onCancelCalls).as("the cancel waits for nothing").hasValue(1);
+        } finally {
+            submitter.interrupt();
+            submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
+            handedOff.forEach(Runnable::run);
+            p.close();
+            inner.close();
         }
     }
 
     // ---- helpers ----
+
+    /**
+     * Moves {@code clock} an hour on and waits until an expiry due meanwhile is handed off and waits in
+     * {@code handedOff}: {@code timer} then runs an hour behind, beyond BOUND.
+     */
+    private static void fallBehind(SystemTimer timer, JumpingClock clock, Queue<Runnable> handedOff)
+            throws InterruptedException {
+        clock.jump(Duration.ofHours(1));
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(GENEROUS_SECONDS);
+        while (handedOff.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        assertThat(handedOff).as("the expiry was handed off").isNotEmpty();
+        assertThat(timer.lagMs()).isGreaterThan(BOUND.toMillis());
+    }
+
+    /** Waits until {@code thread} ends or parks in the timer's back-pressure; returns true iff it parked. */
+    private static boolean awaitEndOrParkedByBackPressure(Thread thread) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(GENEROUS_SECONDS);
+        while (thread.isAlive() && System.nanoTime() < end) {
+            Object blocker = LockSupport.getBlocker(thread);
+            if (blocker != null && blocker.getClass().getSimpleName().equals("BackPressure")) {
+                return true;
+            }
+            Thread.sleep(1);
+        }
+        return false;
+    }
 
     /**
      * Submits {@code late} (1 ms), moves the clock an hour on, and waits until its expiry is handed
@@ -394,7 +486,7 @@ class BackPressureWaitTest {
     }
 
     private static SystemTimer timer(DelayedOperationPurgatory<?> p) {
-        return (SystemTimer) p.engine().timer();
+        return (SystemTimer) EngineInternals.timer(p.engine().runtime());
     }
 
     private static Thread runAll(Queue<Runnable> handedOff, String name) {

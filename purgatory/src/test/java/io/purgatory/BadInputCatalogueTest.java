@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
+import io.purgatory.timer.TimerSettings;
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -37,7 +39,7 @@ class BadInputCatalogueTest {
 
     @Test
     void watchedKey_hashCodeChangesThenTheOperationExpires_itExpiresAndAPurgeSweepsTheKeysEntry() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
 
         WeakReference<Object> key = expireOnAKeyWhoseHashChanged(p);
 
@@ -63,7 +65,7 @@ class BadInputCatalogueTest {
 
     @Test
     void watchedKey_hashCodeChanges_forceCompleteAndCancelStillSettleAndLeaveEveryList() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
 
         WeakReference<Object> forcedKey = settleOnAKeyWhoseHashChanged(p, HookOp::forceComplete, "1,0,0");
         WeakReference<Object> cancelledKey = settleOnAKeyWhoseHashChanged(p, HookOp::cancel, "0,0,1");
@@ -91,7 +93,7 @@ class BadInputCatalogueTest {
 
     @Test
     void watchedKey_hashCodeChangesAndChangesBack_isFoundAgain() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
         MutableKey key = new MutableKey(3);
         HookOp op = new HookOp(50);
         p.tryCompleteElseWatch(op, List.of(key));
@@ -108,7 +110,7 @@ class BadInputCatalogueTest {
 
     @Test
     void watchedKey_hashCodeStartsThrowingAfterWatching_lookupsThrowSettlingWorksAndAPurgeSweepsTheKey() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
 
         WeakReference<Object> key = settleOnAKeyWhoseHashCodeThrows(p);
 
@@ -149,7 +151,7 @@ class BadInputCatalogueTest {
 
     @Test
     void watchedKey_equalsStopsMatchingAfterWatching_theSameInstanceStillWorks() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
         FickleEqualsKey key = new FickleEqualsKey();
         HookOp op = new HookOp(50);
         p.tryCompleteElseWatch(op, List.of(key));
@@ -192,7 +194,7 @@ class BadInputCatalogueTest {
 
     @Test
     void tryCompleteElseWatch_aHundredThousandCopiesOfOneKey_watchesItOnce() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
         HookOp op = new HookOp(100);
 
         p.tryCompleteElseWatch(op, Collections.nCopies(100_000, "same"));
@@ -205,7 +207,7 @@ class BadInputCatalogueTest {
 
     @Test
     void checkAndComplete_fiftyThousandOperationsOnOneKey_completesEveryOneInOneCall() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
         List<HookOp> ops = new ArrayList<>();
         for (int i = 0; i < 50_000; i++) {
             HookOp op = new HookOp(100);
@@ -225,7 +227,7 @@ class BadInputCatalogueTest {
 
     @Test
     void purgatory_everyCallAfterClose_failsFastOrIsAHarmlessNoOp() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
         HookOp settledByClose = new HookOp(100);
         p.tryCompleteElseWatch(settledByClose, List.of("k"));
         p.close();
@@ -406,12 +408,12 @@ class BadInputCatalogueTest {
     @Test
     void builder_smallestAllowedValues_areAccepted() {
         try (DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("edges")
-                .wheelSize(2).tickMs(1).shards(1).purgeInterval(1).maxPending(0).build()) {
+                .timerSettings(new TimerSettings(1, 2, Duration.ZERO)).shards(1).maxPending(0).build()) {
             HookOp op = new HookOp(5);
             p.tryCompleteElseWatch(op, List.of("k"));
             assertThat(p.numDelayed()).isEqualTo(1);
         }
-        assertThatThrownBy(() -> DelayedOperationPurgatory.builder("edges").wheelSize(1))
+        assertThatThrownBy(() -> TimerSettings.DEFAULT.withWheelSize(1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("wheelSize must be between 2 and 65536: 1");
         assertThatThrownBy(() -> DelayedOperationPurgatory.builder("edges").maxPending(-1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageEndingWith(": -1");
@@ -419,17 +421,19 @@ class BadInputCatalogueTest {
 
     @Test
     void ownTimerGeometry_beyondTheTimersLimits_failsAtTheSetterNamingTheValue() {
-        assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-wide").wheelSize(65_537))
+        assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-wide")
+                .timerSettings(TimerSettings.DEFAULT.withWheelSize(65_537)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("wheelSize must be between 2 and 65536: 65537");
-        assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-coarse").tickMs(Long.MAX_VALUE))
+        assertThatThrownBy(() -> DelayedOperationPurgatory.<HookOp>builder("too-coarse")
+                .timerSettings(TimerSettings.DEFAULT.withTickMs(Long.MAX_VALUE)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageEndingWith(": " + Long.MAX_VALUE);
         ReliabilitySupport.assertNoLibraryThreadLeft("too-wide");
     }
 
     @Test
     void tryCompleteElseWatch_unusualButValidKeys_workLikeAnyOther() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
         HookOp op = new HookOp(100);
         List<Object> keys = List.of("", op, 0, Long.MIN_VALUE, new ArrayList<>(List.of("list")));
 
@@ -444,7 +448,7 @@ class BadInputCatalogueTest {
 
     @Test
     void delay_maxDelayOnAPurgatoryTimer_neverExpiresButIsSettledByClose() {
-        DelayedOperationPurgatory<HookOp> p = manual(1);
+        DelayedOperationPurgatory<HookOp> p = manual();
         HookOp op = new HookOp(Timer.MAX_DELAY_MS);
         p.tryCompleteElseWatch(op, List.of("k"));
 
@@ -457,9 +461,8 @@ class BadInputCatalogueTest {
 
     // ---- helpers ----
 
-    private DelayedOperationPurgatory<HookOp> manual(int purgeInterval) {
-        return DelayedOperationPurgatory.<HookOp>builder("catalogue").timer(timer).reaperEnabled(false)
-                .purgeInterval(purgeInterval).build();
+    private DelayedOperationPurgatory<HookOp> manual() {
+        return DelayedOperationPurgatory.<HookOp>builder("catalogue").timer(timer).reaperEnabled(false).build();
     }
 
     /** A key whose hashCode can be changed while it is watched (like a mutated collection). */

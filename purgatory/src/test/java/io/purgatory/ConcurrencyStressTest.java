@@ -2,6 +2,7 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -97,7 +98,7 @@ class ConcurrencyStressTest {
             assertThat(p.numDelayed()).isZero();
             assertThat(p.watched()).isZero();
             assertThat(p.watchedKeys()).isZero();
-            assertThat(p.engine().timer().size()).isZero();
+            assertThat(EngineInternals.timer(p.engine().runtime()).size()).isZero();
             p.engine().checkInvariants();
             PurgatoryStats stats = p.stats();
             assertThat(stats.completedAtOnce()).isEqualTo(ledger.get(Path.AT_ONCE));

@@ -3,7 +3,10 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.purgatory.internal.Engine;
+import io.purgatory.internal.Visit;
 import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.Timer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -24,18 +27,18 @@ class CountDownWaitsTest {
     /** The facade a newcomer writes: a builder's settings, an engine, one operation class, one visitor. */
     static final class CountDownWaits<K> implements AutoCloseable {
         private final Engine engine;
-        private final WatcherList.Visitor countDown = (op, ignored) -> ((Latch<?>) op).countDown();
+        private final Engine.Visitor countDown = (op, ignored) -> ((Latch<?>) op).countDown();
 
         CountDownWaits(String name, ManualTimer timer) {
             EngineSettings settings = new EngineSettings(name);
             settings.timer(timer);
-            this.engine = new Engine(settings, () -> { });
+            this.engine = new Engine(settings.config(), () -> { });
         }
 
         /** A future that completes with the key once {@code count} events have arrived on it after this call. */
         CompletableFuture<K> await(K key, int count, Duration timeout) {
             Objects.requireNonNull(key, "key");
-            Latch<K> latch = new Latch<>(key, count, Durations.toMillis(timeout, "timeout"));
+            Latch<K> latch = new Latch<>(key, count, Timer.toMs(Objects.requireNonNull(timeout, "timeout")));
             engine.submit(latch, key);
             return latch.future;
         }

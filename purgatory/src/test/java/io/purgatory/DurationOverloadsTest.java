@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -111,13 +112,15 @@ class DurationOverloadsTest {
 
     @Test
     void builderTick_duration_checkedLikeTickMs() {
-        PurgatoryBuilder<DelayedOperation> b = DelayedOperationPurgatory.builder("tick");
-        assertThatThrownBy(() -> b.tick(null)).isInstanceOf(NullPointerException.class).hasMessage("tick");
-        assertThatThrownBy(() -> b.tick(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+        TimerSettings s = TimerSettings.DEFAULT;
+        assertThatThrownBy(() -> s.withTick(null)).isInstanceOf(NullPointerException.class).hasMessage("tick");
+        assertThatThrownBy(() -> s.withTick(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tickMs");
-        assertThatThrownBy(() -> b.tick(FOREVER)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> s.withTick(FOREVER)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("tickMs");
-        try (DelayedOperationPurgatory<DelayedOperation> p = b.tick(Duration.ofNanos(1)).reaperEnabled(false).build()) {
+        assertThat(s.withTick(Duration.ofNanos(1)).tickMs()).as("rounded up to a whole ms").isOne();
+        try (DelayedOperationPurgatory<DelayedOperation> p = DelayedOperationPurgatory.builder("tick")
+                .timerSettings(s.withTick(Duration.ofNanos(1))).reaperEnabled(false).build()) {
             assertThat(p.name()).isEqualTo("tick");
         }
     }

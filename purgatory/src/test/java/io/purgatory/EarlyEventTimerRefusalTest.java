@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
+import io.purgatory.timer.TimerEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +29,7 @@ class EarlyEventTimerRefusalTest {
         volatile String how = "runtime";
 
         @Override
-        public void add(TimerTask task) {
+        public void add(TimerEntry task) {
             if (refusing) {
                 switch (how) {
                     case "error" -> throw new AssertionError("the timer refuses adds");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import io.purgatory.OperationErrorHandler.Callback;
+import io.purgatory.internal.UserCode;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
@@ -35,6 +36,16 @@ class ErrorHandlingTest {
         purgatory.engine().checkInvariants();
         purgatory.close();
         timer.close();
+    }
+
+    @Test
+    void callbackOrdinal_eachCallback_isTheEngineCodeOfThatCallback() {
+        assertThat(Callback.values()).containsExactly(Callback.TRY_COMPLETE, Callback.ON_COMPLETE,
+                Callback.ON_EXPIRATION, Callback.ON_CANCEL);
+        assertThat(Callback.TRY_COMPLETE.ordinal()).isEqualTo(UserCode.TRY_COMPLETE);
+        assertThat(Callback.ON_COMPLETE.ordinal()).isEqualTo(UserCode.ON_COMPLETE);
+        assertThat(Callback.ON_EXPIRATION.ordinal()).isEqualTo(UserCode.ON_EXPIRATION);
+        assertThat(Callback.ON_CANCEL.ordinal()).isEqualTo(UserCode.ON_CANCEL);
     }
 
     @Test

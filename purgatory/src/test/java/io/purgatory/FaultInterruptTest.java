@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
+import io.purgatory.timer.TimerEntry;
 import java.util.ArrayList;
 import java.util.List;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -94,7 +94,7 @@ class FaultInterruptTest {
         CountDownLatch release = new CountDownLatch(1);
         Timer stubborn = new Timer() { // advanceClock ignores interrupts until released
             @Override
-            public void add(TimerTask task) {
+            public void add(TimerEntry task) {
             }
 
             @Override
@@ -137,7 +137,7 @@ class FaultInterruptTest {
         closer.setDaemon(true);
         closer.start();
         ReliabilitySupport.awaitCondition("close waiting for the reaper",
-                () -> closer.getState() == Thread.State.WAITING);
+                () -> closer.getState() == Thread.State.TIMED_WAITING); // a join bounded by CloseOnce
 
         release.countDown();
         closer.join(TimeUnit.SECONDS.toMillis(ReliabilitySupport.BOUND_SECONDS));

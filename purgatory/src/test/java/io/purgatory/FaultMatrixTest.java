@@ -2,6 +2,7 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.internal.UserCode;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
@@ -480,6 +481,11 @@ class FaultMatrixTest {
             assertThat(stats.completed() + stats.completedAtOnce() + stats.expired() + stats.cancelled())
                     .as("every wait counted once").isEqualTo(futures.size());
             int callbackFailures = function.callback ? injector.thrown.get() : 0;
+            // DEFECT?: KEYED_SUBMIT x KEY_HASH_CODE: with early events retained, a wait's first try looks its
+            // key up in the retention (KeyedWait.tryComplete -> EventRetention.hold), where the key's hashCode
+            // is first asked now that WatchKeys no longer asks it: its failure is reported to the error handler
+            // and counted as a failure of tryComplete (20 here), and the submission then fails with an IAE at
+            // the watch step, the same failure told twice, once as a callback's.
             assertThat(stats.callbackErrors()).as("counted, once each").isEqualTo(callbackFailures);
             assertThat(handled).as("handed to the handler, once each").hasValue(callbackFailures);
             assertThat(timer.size()).as("nothing left on the timer").isZero();

@@ -7,7 +7,7 @@ import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
+import io.purgatory.timer.TimerEntry;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -119,6 +119,9 @@ class FaultReaperTest {
             HookOp op = new HookOp(1);
             p.tryCompleteElseWatch(op, List.of("k"));
             Thread reaper = ReliabilitySupport.findThread("ExpirationReaper-timerless");
+            // DEFECT?: RuntimeCore.idle's driver "runs the purge policies", but a driver starts only when
+            // something is scheduled (P2), and a purgatory without a timer schedules nothing: no reaper
+            // ever starts, so its emptied key lists (kept, or left by a key whose hash changed) are never swept.
             assertThat(reaper).isNotNull();
 
             ReliabilitySupport.awaitCondition("the reaper parked",
@@ -142,7 +145,7 @@ class FaultReaperTest {
         }
 
         @Override
-        public void add(TimerTask task) {
+        public void add(TimerEntry task) {
             delegate.add(task);
         }
 

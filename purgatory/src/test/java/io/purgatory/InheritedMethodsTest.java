@@ -36,8 +36,7 @@ class InheritedMethodsTest {
                 .as("a new inherited method must be added to this test's expectations")
                 .containsExactlyInAnyOrder("cancel()", "clone()", "delayMs()", "equals(Object)", "finalize()",
                         "forceComplete()", "getClass()", "hashCode()", "isCancelled()", "isCompleted()",
-                        "isScheduled()", "mayStopWaitingForBackPressure()", "notify()", "notifyAll()", "onCancel()",
-                        "onComplete()", "onExpiration()",
+                        "notify()", "notifyAll()", "onCancel()", "onComplete()", "onExpiration()",
                         "outcome()", "run()", "toString()", "tryComplete()", "wait()", "wait(long)", "wait(long,int)");
     }
 

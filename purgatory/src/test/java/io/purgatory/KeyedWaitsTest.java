@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -254,8 +255,9 @@ class KeyedWaitsTest {
                 .cause().isInstanceOfSatisfying(WaitTimeoutException.class, e -> assertThat(e.closed()).isTrue());
         assertThat(fallback).isCompletedWithValue(new Order("o2", "UNKNOWN"));
         assertThat(waits.complete("o1", new Order("o1", "PAID"))).isZero();
-        assertThatThrownBy(() -> waits.await("o1", Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("orders");
+        assertThat(waits.await("o1", Duration.ofSeconds(1))).as("a failed future, not a throw")
+                .failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
+                .havingCause().isInstanceOf(IllegalStateException.class).withMessageContaining("orders");
     }
 
     @Test
@@ -275,12 +277,15 @@ class KeyedWaitsTest {
     }
 
     @Test
-    void await_beyondMaxPending_isRefused() {
+    void await_beyondMaxPending_returnsAFutureFailedAsFull() {
         try (KeyedWaits<String, Order> small = KeyedWaits.builder("small").timer(timer).maxPending(1).build()) {
             assertThat(small.await("o1", Duration.ofSeconds(30))).isNotDone();
-            assertThatThrownBy(() -> small.await("o2", Duration.ofSeconds(30)))
-                    .isInstanceOf(PurgatoryFullException.class);
+            assertThat(small.await("o2", Duration.ofSeconds(30))).as("a failed future, not a throw")
+                    .failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
+                    .havingCause().isInstanceOf(PurgatoryFullException.class);
+            assertThat(small.on("o3").await(Duration.ofSeconds(30))).isCompletedExceptionally();
             assertThat(small.pending()).isEqualTo(1);
+            assertThat(small.stats().rejected()).isEqualTo(2);
         }
     }
 

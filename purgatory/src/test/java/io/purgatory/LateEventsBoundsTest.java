@@ -34,7 +34,7 @@ class LateEventsBoundsTest {
     }
 
     private MetricsSource readings() {
-        return new MetricsSource(waits.name(), null, waits.events());
+        return new MetricsSource(waits.engine(), waits.events());
     }
 
     @Test

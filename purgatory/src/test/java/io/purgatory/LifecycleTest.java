@@ -3,6 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.SystemTimer;
 import java.util.ArrayList;
@@ -268,7 +269,7 @@ class LifecycleTest {
     @Test
     void reaper_emptiedKeyListEvenWithAMutatedHashCode_isSweptWithoutAnyCall() {
         try (DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("auto-purge")
-                .purgeInterval(1).build()) {
+                .build()) {
             PurgatoryMetricsTest.MutableKey key = new PurgatoryMetricsTest.MutableKey(1);
             MockOperation op = new MockOperation(100_000);
             p.tryCompleteElseWatch(op, List.of(key));
@@ -349,7 +350,7 @@ class LifecycleTest {
         assertThat(p.watched()).isZero();
         assertThat(p.watchedKeys()).isZero();
         p.engine().checkInvariants();
-        if (p.engine().timer() == timer) {
+        if (EngineInternals.timer(p.engine().runtime()) == timer) {
             assertThat(timer.size()).isZero();
         }
     }

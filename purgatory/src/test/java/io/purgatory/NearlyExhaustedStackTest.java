@@ -3,6 +3,7 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualTimer;
 import java.util.ArrayList;
 import java.util.List;
@@ -173,7 +174,8 @@ class NearlyExhaustedStackTest {
         assertThat(p.numDelayed()).isEqualTo(ops.size());
         assertThatCode(() -> p.engine().checkInvariants()).doesNotThrowAnyException();
         for (MockOperation op : refused) {
-            assertThat(op.state).as("an overflowing submission leaves its operation untouched").isZero();
+            assertThat(EngineInternals.state(op)).as("an overflowing submission leaves its operation untouched")
+                    .isZero();
         }
         assertThat(p.cancelForKey("shared")).hasSize(ops.size());
         for (int i = 0; i < levels; i++) { // every admission slot is free again

@@ -3,9 +3,11 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.TimerSettings;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -70,14 +72,14 @@ class PurgatoryBuilderTest {
     @Test
     void numericSettings_outOfRange_throwNamingTheSetting() {
         PurgatoryBuilder<MockOperation> b = DelayedOperationPurgatory.builder("b");
-        assertThatThrownBy(() -> b.purgeInterval(0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("purgeInterval");
         assertThatThrownBy(() -> b.maxPending(-1)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxPending");
-        assertThatThrownBy(() -> b.tickMs(0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tickMs");
-        assertThatThrownBy(() -> b.wheelSize(1)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("wheelSize");
+        assertThatThrownBy(() -> b.shards(3)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("shards");
+        assertThatThrownBy(() -> b.timerSettings(TimerSettings.DEFAULT.withTickMs(0)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tickMs");
+        assertThatThrownBy(() -> b.timerSettings(TimerSettings.DEFAULT.withWheelSize(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wheelSize");
     }
 
     @Test
@@ -89,6 +91,7 @@ class PurgatoryBuilderTest {
         assertThatThrownBy(() -> b.errorHandler(null)).hasMessageContaining("errorHandler");
         assertThatThrownBy(() -> b.closePolicy(null)).hasMessageContaining("closePolicy");
         assertThatThrownBy(() -> b.clock(null)).hasMessageContaining("clock");
+        assertThatThrownBy(() -> b.timerSettings(null)).hasMessageContaining("timerSettings");
     }
 
     @Test
@@ -161,12 +164,31 @@ class PurgatoryBuilderTest {
     void build_givenTimerWithOwnTimerSettings_throws() {
         ExecutorService executor = Executors.newSingleThreadExecutor();
         try {
-            assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("b").tickMs(5)
+            assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("b")
+                    .timerSettings(TimerSettings.DEFAULT.withTickMs(5))
                     .timer(new ManualTimer()).reaperEnabled(false).build())
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tickMs");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("timer(...) cannot be combined with [timerSettings]");
             assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("b")
                     .expirationExecutor(executor).timer(new ManualTimer()).reaperEnabled(false).build())
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expirationExecutor");
+        } finally {
+            executor.shutdown();
+        }
+    }
+
+    @Test
+    void build_timerDisabledWithOwnTimerSettings_throwsNamingThem() {
+        assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("b").timerEnabled(false)
+                .timerSettings(TimerSettings.DEFAULT.withTickMs(5)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("timerEnabled(false) cannot be combined with [timerSettings]");
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            assertThatThrownBy(() -> DelayedOperationPurgatory.<MockOperation>builder("b").timerEnabled(false)
+                    .expirationExecutor(executor).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("timerEnabled(false) cannot be combined with [expirationExecutor]");
         } finally {
             executor.shutdown();
         }
@@ -178,7 +200,7 @@ class PurgatoryBuilderTest {
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("given")
                 .timer(timer).reaperEnabled(false).build();
         p.tryCompleteElseWatch(new MockOperation(100), List.of("k"));
-        assertThat(p.engine().timer()).isSameAs(timer);
+        assertThat(EngineInternals.timer(p.engine().runtime())).isSameAs(timer);
         assertThat(timer.size()).isEqualTo(1);
 
         p.close();
@@ -194,7 +216,7 @@ class PurgatoryBuilderTest {
     @Test
     void build_defaults_ownSystemTimerIsClosedWithThePurgatory() {
         DelayedOperationPurgatory<MockOperation> p = new DelayedOperationPurgatory<>("defaults");
-        assertThat(p.engine().timer()).isInstanceOf(SystemTimer.class);
+        assertThat(EngineInternals.timer(p.engine().runtime())).isInstanceOf(SystemTimer.class);
         assertThat(p.engine().driver()).as("no thread before the first submission").isNull();
         MockOperation op = new MockOperation(100_000);
         p.tryCompleteElseWatch(op, List.of("k"));
@@ -204,7 +226,7 @@ class PurgatoryBuilderTest {
 
         p.close();
 
-        assertThatThrownBy(() -> p.engine().timer().add(new MockOperation(10)))
+        assertThatThrownBy(() -> EngineInternals.timer(p.engine().runtime()).add(new MockOperation(10)))
                 .isInstanceOf(IllegalStateException.class);
     }
 
@@ -216,7 +238,7 @@ class PurgatoryBuilderTest {
 
             assertThat(p.tryCompleteElseWatch(op, List.of("k"))).isFalse();
 
-            assertThat(p.engine().timer()).isNull();
+            assertThat(EngineInternals.timer(p.engine().runtime()).size()).as("nothing on the idle timer").isZero();
             assertThat(p.engine().driver()).isNull();
             assertThat(p.numDelayed()).isEqualTo(1);
             op.completable = true;
@@ -243,7 +265,7 @@ class PurgatoryBuilderTest {
             AtomicReference<String> expiredOn = new AtomicReference<>();
             CountDownLatch expired = new CountDownLatch(1);
             DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("custom")
-                    .expirationExecutor(executor).tickMs(1).wheelSize(8).build();
+                    .expirationExecutor(executor).timerSettings(TimerSettings.DEFAULT.withWheelSize(8)).build();
             p.tryCompleteElseWatch(new MockOperation(1) {
                 @Override
                 public void onExpiration() {

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.internal.EngineInternals;
+import io.purgatory.internal.OperationState;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
+import io.purgatory.timer.TimerEntry;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -61,7 +63,7 @@ class PurgatoryEdgeCaseTest {
         AtomicBoolean once = new AtomicBoolean();
         first.tryHook = () -> {
             if (once.compareAndSet(false, true)) {
-                second.cancel(); // unlinked while the walk stands on the first node (Watchers W2)
+                second.cancel(); // settled while the walk holds its copy: never tried (OperationState O2)
             }
         };
         first.completable = true;
@@ -81,7 +83,7 @@ class PurgatoryEdgeCaseTest {
     void tryCompleteElseWatch_operationCompletedBetweenItsTriesAndItsTimerEntry_leavesNoTimerEntry() {
         Timer completingTimer = new Timer() {
             @Override
-            public void add(TimerTask task) {
+            public void add(TimerEntry task) {
                 ((DelayedOperation) task).forceComplete(); // another thread's completion, landing here
                 timer.add(task);
             }
@@ -122,15 +124,15 @@ class PurgatoryEdgeCaseTest {
         HookOp watched = new HookOp(100);
         HookOp atOnce = new HookOp(100);
         atOnce.completable = true;
-        assertThat(watched.isWatched()).isFalse();
+        assertThat(OperationState.wasWatched(watched)).isFalse();
 
         p.tryCompleteElseWatch(watched, List.of("k"));
         p.tryCompleteElseWatch(atOnce, List.of("k"));
 
-        assertThat(watched.isWatched()).isTrue();
-        assertThat(atOnce.isWatched()).as("completed by its first try: never watched").isFalse();
+        assertThat(OperationState.wasWatched(watched)).isTrue();
+        assertThat(OperationState.wasWatched(atOnce)).as("completed by its first try: never watched").isFalse();
         watched.cancel();
-        assertThat(watched.isWatched()).as("a settled operation keeps the flag").isTrue();
+        assertThat(OperationState.wasWatched(watched)).as("a settled operation keeps the flag").isTrue();
         p.close();
     }
 
@@ -163,49 +165,20 @@ class PurgatoryEdgeCaseTest {
         p.tryCompleteElseWatch(single, List.of("a"));
         p.tryCompleteElseWatch(triple, List.of("b", "c", "d"));
 
-        assertThat(Watchers.listOf(single).key).as("(K3) its one key's list holds the operation itself").isEqualTo("a");
-        assertThat(OperationState.ownerOf(single)).as("(O6) its home names the list, which names the owner")
-                .isSameAs(p.engine());
-        assertThat(Watchers.firstNodeOf(single)).isNull();
-        assertThat(Watchers.listOf(triple)).as("(K3) on several keys: a node on each").isNull();
-        assertThat(OperationState.ownerOf(triple)).isSameAs(p.engine());
-        WatchNode first = Watchers.firstNodeOf(triple);
-        assertThat(first.nextOfOperation.nextOfOperation.nextOfOperation).isNull();
-        assertThat(List.of(first.watchers.key, first.nextOfOperation.watchers.key,
-                first.nextOfOperation.nextOfOperation.watchers.key)).containsExactlyInAnyOrder("b", "c", "d");
+        assertThat(EngineInternals.listKey(single)).as("(K3) its one key's list holds the operation itself")
+                .isEqualTo("a");
+        assertThat(EngineInternals.ownerEngine(single)).as("(O6) its owner is its engine").isSameAs(p.engine());
+        assertThat(EngineInternals.nodeKeys(single)).isEmpty();
+        assertThat(EngineInternals.listKey(triple)).as("(K3) on several keys: a node on each").isNull();
+        assertThat(EngineInternals.ownerEngine(triple)).isSameAs(p.engine());
+        assertThat(EngineInternals.nodeKeys(triple)).containsExactlyInAnyOrder("b", "c", "d");
         assertThat(p.watched()).isEqualTo(4);
         triple.cancel();
         assertThat(p.watched()).isEqualTo(1);
         single.forceComplete();
-        assertThat(single.home).as("(O6) unlinked, its home names its owner again").isSameAs(p.engine());
+        assertThat(EngineInternals.holdsNoWatchLink(single)).as("(K2) unlinked, it reaches no list").isTrue();
+        assertThat(EngineInternals.ownerEngine(single)).as("(O6) its owner stays its engine").isSameAs(p.engine());
         p.engine().checkInvariants();
-        p.close();
-    }
-
-    @Test
-    void unlink_nodeAlreadyUnlinked_returnsFalseAndTheUnlinkedNodeHoldsNoLink() {
-        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("unlink").timer(timer)
-                .reaperEnabled(false).build();
-        Watchers list = new Watchers("k", new WatcherList(null, new PurgatoryCounters()));
-        HookOp a = new HookOp(1);
-        HookOp b = new HookOp(1);
-        HookOp c = new HookOp(1);
-        list.link(a, true);
-        list.link(b, true);
-        list.link(c, true);
-
-        assertThat(list.unlink(b)).isTrue();
-        assertThat(list.unlink(b)).as("(K1) already unlinked").isFalse();
-
-        assertThat(list.size()).isEqualTo(2);
-        assertThat(list.checkLinks()).isEqualTo(2);
-        assertThat(c.watchPrev).isSameAs(a);
-        assertThat(a.watchNext).isSameAs(c);
-        assertThat(b.watchNext).as("(K2) an unlinked node reaches nothing").isNull();
-        assertThat(b.watchPrev).isNull();
-        assertThat(list.unlink(a)).isTrue();
-        assertThat(list.unlink(c)).isTrue();
-        assertThat(list.isEmpty()).isTrue();
         p.close();
     }
 

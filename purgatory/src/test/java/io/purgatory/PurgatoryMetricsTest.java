@@ -216,30 +216,6 @@ class PurgatoryMetricsTest {
     }
 
     @Test
-    void purgesCounter_shardFullAndKeyHashChanged_lingersUntilPurgeIntervalSettled() {
-        try (DelayedOperationPurgatory<MockOperation> p = builder("lingering").shards(1).purgeInterval(2).build()) {
-            for (int i = 0; i < WatcherList.MAX_EMPTY_KEPT; i++) { // fill the shard's kept lists
-                MockOperation op = new MockOperation(100_000);
-                p.tryCompleteElseWatch(op, List.of("kept-" + i));
-                op.forceComplete();
-            }
-            MutableKey key = new MutableKey(1);
-            MockOperation first = new MockOperation(100_000);
-            p.tryCompleteElseWatch(first, List.of(key));
-            key.hash = 2;
-
-            first.forceComplete(); // its list cannot be kept and cannot be removed: it lingers
-
-            assertThat(p.engine().emptyKeyLists()).isEqualTo(WatcherList.MAX_EMPTY_KEPT + 1);
-            p.engine().purgeIfNeeded(); // the manual clock has not moved: only the lingering rule can fire
-            assertThat(p.stats().purges()).isEqualTo(1);
-            assertThat(p.engine().emptyKeyLists()).isZero();
-            assertThat(p.watchedKeys()).isZero();
-            p.engine().checkInvariants();
-        }
-    }
-
-    @Test
     void bindMetrics_alreadyBound_throwsNamingThePurgatoryAndCreatesNothing() {
         RecordingMetrics second = new RecordingMetrics();
 

@@ -3,9 +3,10 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
-import io.purgatory.timer.TimerGeometry;
+import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,7 +92,7 @@ class PurgatoryRuntimeTest {
         assertThat(mine.callbacks()).containsExactly("onCancel");
         assertThat(theirs.callbacks()).isEmpty();
         assertThat(staying.numDelayed()).isEqualTo(1);
-        assertThat(runtime.members()).containsExactly(staying.engine());
+        assertThat(runtime.core().members()).containsExactly(staying.engine());
         assertThat(runtime.isClosed()).isFalse();
         assertThat(metrics.isBound("closing")).as("its metrics removed").isFalse();
         assertThat(metrics.isBound("staying")).isTrue();
@@ -126,7 +127,7 @@ class PurgatoryRuntimeTest {
         assertThat(cancelled.callbacks()).containsExactly("onCancel");
         assertThat(List.of(expiring, completing, cancelling)).allMatch(DelayedOperationPurgatory::isClosed);
         assertThat(runtime.isClosed()).isTrue();
-        assertThat(runtime.members()).isEmpty();
+        assertThat(runtime.core().members()).isEmpty();
         assertThat(metrics.allClosed()).as("every purgatory removed its meters").isTrue();
         assertThat(timer.size()).isZero();
         MockOperation other = new MockOperation(1);
@@ -144,7 +145,7 @@ class PurgatoryRuntimeTest {
         first.tryCompleteElseWatch(a, List.of("k"));
         second.tryCompleteElseWatch(b, List.of("k"));
         first.close();
-        assertThat(runtime.members()).containsExactly(second.engine());
+        assertThat(runtime.core().members()).containsExactly(second.engine());
 
         runtime.close();
         runtime.close();
@@ -165,7 +166,7 @@ class PurgatoryRuntimeTest {
                 .hasMessageContaining("runtime 'shared' is closed")
                 .hasMessageContaining("'late'");
         assertThat(metrics.boundCount()).isZero();
-        assertThat(runtime.members()).isEmpty();
+        assertThat(runtime.core().members()).isEmpty();
     }
 
     @Test
@@ -174,7 +175,7 @@ class PurgatoryRuntimeTest {
 
         assertThatThrownBy(() -> onRuntime("same", ClosePolicy.EXPIRE)).isInstanceOf(IllegalStateException.class);
 
-        assertThat(runtime.members()).containsExactly(first.engine());
+        assertThat(runtime.core().members()).containsExactly(first.engine());
     }
 
     @Test
@@ -269,7 +270,7 @@ class PurgatoryRuntimeTest {
         closed.close();
         timer.advanceClock(1_000);
 
-        runtime.runPurgePolicies();
+        EngineInternals.runPurgePolicies(runtime.core());
 
         assertThat(a.stats().purges()).isEqualTo(1);
         assertThat(b.stats().purges()).isEqualTo(1);
@@ -345,7 +346,7 @@ class PurgatoryRuntimeTest {
 
         p.tryCompleteElseWatch(new MockOperation(10), List.of("k"));
 
-        assertThat(runtime.driver()).isNull();
+        assertThat(runtime.core().driver()).isNull();
         assertThat(p.engine().driver()).isNull();
         assertThat(ReliabilitySupport.libraryThreads("shared")).isEmpty();
         assertThat(ReliabilitySupport.libraryThreads("manual-threads")).isEmpty();
@@ -353,7 +354,8 @@ class PurgatoryRuntimeTest {
 
     @Test
     void sharedSystemTimer_operationOnTwoPurgatories_expiresInRealTime() throws Exception {
-        try (PurgatoryRuntime shared = PurgatoryRuntime.builder("real-time").tick(Duration.ofMillis(1)).build();
+        try (PurgatoryRuntime shared = PurgatoryRuntime.builder("real-time")
+                .timerSettings(TimerSettings.DEFAULT.withTick(Duration.ofMillis(1))).build();
              DelayedOperationPurgatory<DelayedCondition> a = DelayedOperationPurgatory.builder("real-a")
                      .runtime(shared).build();
              DelayedOperationPurgatory<DelayedCondition> b = DelayedOperationPurgatory.builder("real-b")
@@ -420,12 +422,11 @@ class PurgatoryRuntimeTest {
     static Stream<Arguments> ownTimerSettings() {
         return Stream.of(
                 setting("timer(...)", b -> b.timer(new ManualTimer())),
-                setting("tickMs", b -> b.tickMs(5)),
-                setting("tickMs", b -> b.tick(Duration.ofMillis(5))),
-                setting("wheelSize", b -> b.wheelSize(64)),
-                setting("geometry", b -> b.geometry(TimerGeometry.DEFAULT)),
+                setting("timerSettings", b -> b.timerSettings(TimerSettings.DEFAULT)),
+                setting("timerSettings", b -> b.timerSettings(TimerSettings.DEFAULT.withTickMs(5))),
+                setting("timerSettings",
+                        b -> b.timerSettings(TimerSettings.DEFAULT.withBackPressure(Duration.ofMillis(10)))),
                 setting("expirationExecutor", b -> b.expirationExecutor(Runnable::run)),
-                setting("backPressure", b -> b.backPressure(Duration.ofMillis(10))),
                 setting("clock", b -> b.clock(new ManualClock())),
                 setting("timerEnabled(false)", b -> b.timerEnabled(false)),
                 setting("reaperEnabled(false)", b -> b.reaperEnabled(false)));
@@ -445,28 +446,38 @@ class PurgatoryRuntimeTest {
         assertThatThrownBy(b::build)
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("runtime(...) cannot be combined with [" + setting + "]");
-        assertThat(runtime.members()).isEmpty();
+        assertThat(runtime.core().members()).isEmpty();
     }
 
     @Test
     void build_runtimeWithSeveralSettingsOfTheOwnTimer_namesEachOnce() {
-        assertThatThrownBy(() -> DelayedOperationPurgatory.builder("conflicts").tickMs(2).tickMs(3).wheelSize(8)
-                .clock(new ManualClock()).runtime(runtime).build())
+        assertThatThrownBy(() -> DelayedOperationPurgatory.builder("conflicts").timerSettings(TimerSettings.KAFKA)
+                .timerSettings(TimerSettings.DEFAULT).expirationExecutor(Runnable::run).clock(new ManualClock())
+                .runtime(runtime).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("runtime(...) cannot be combined with [tickMs, wheelSize, clock]");
+                .hasMessageStartingWith(
+                        "runtime(...) cannot be combined with [timerSettings, expirationExecutor, clock]");
     }
 
     @Test
     void runtimeBuilder_manualTimerWithSettingsOfTheOwnTimer_throwsIaeNamingThem() {
-        assertThatThrownBy(() -> PurgatoryRuntime.builder("r").tickMs(2).clock(new ManualClock())
-                .timer(new ManualTimer()).build())
+        assertThatThrownBy(() -> PurgatoryRuntime.builder("r").timerSettings(TimerSettings.KAFKA)
+                .clock(new ManualClock()).timer(new ManualTimer()).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("timer(...) cannot be combined with [tickMs, clock]");
+                .hasMessageStartingWith("timer(...) cannot be combined with [timerSettings, clock]");
         assertThatThrownBy(() -> PurgatoryRuntime.builder("r").expirationExecutor(Runnable::run)
-                .errorHandler((task, error) -> { }).wheelSize(4).geometry(TimerGeometry.DEFAULT)
+                .errorHandler((task, error) -> { }).expirationThreads(4).timerSettings(TimerSettings.DEFAULT)
                 .timer(new ManualTimer()).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("[expirationExecutor, errorHandler, wheelSize, geometry]");
+                .hasMessageContaining("[expirationExecutor, errorHandler, expirationThreads, timerSettings]");
+    }
+
+    @Test
+    void runtimeBuilder_expirationThreadsWithAnExecutor_throwsIaeNamingBoth() {
+        assertThatThrownBy(() -> PurgatoryRuntime.builder("r").expirationThreads(3).expirationExecutor(Runnable::run)
+                .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("expirationExecutor cannot be combined with [expirationThreads]");
     }
 
     @Test
@@ -477,15 +488,12 @@ class PurgatoryRuntimeTest {
                 .hasMessageContaining("name");
         PurgatoryRuntime.Builder b = PurgatoryRuntime.builder("r");
         assertThatThrownBy(() -> b.timer(null)).hasMessage("timer");
-        assertThatThrownBy(() -> b.geometry(null)).hasMessage("geometry");
-        assertThatThrownBy(() -> b.tick(null)).hasMessage("tick");
+        assertThatThrownBy(() -> b.timerSettings(null)).hasMessage("timerSettings");
         assertThatThrownBy(() -> b.expirationExecutor(null)).hasMessage("executor");
         assertThatThrownBy(() -> b.clock(null)).hasMessage("clock");
         assertThatThrownBy(() -> b.errorHandler(null)).hasMessage("errorHandler");
-        assertThatThrownBy(() -> b.tickMs(0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("tickMs");
-        assertThatThrownBy(() -> b.wheelSize(1)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("wheelSize");
+        assertThatThrownBy(() -> b.expirationThreads(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("expirationThreads must be >= 1: 0");
         assertThatThrownBy(() -> DelayedOperationPurgatory.builder("p").runtime(null)).hasMessage("runtime");
     }
 

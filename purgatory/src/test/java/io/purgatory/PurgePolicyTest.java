@@ -2,9 +2,8 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
-import io.purgatory.testsupport.LogCapture;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
@@ -13,16 +12,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The purge policy the reaper runs after each advance (K5: kept and lingering empty lists), called
- * here directly on a manual clock: emptied key lists kept for reuse are swept once a clock second
- * has passed since the last purge, on a clock that reads negative too; lingering lists (a full
- * shard, and a key whose hash changed) once {@code purgeInterval} operations have settled since
- * the last purge, whatever their outcome. A purgatory's own reaper runs it on a clock that does
- * not move by itself.
+ * The purge policy the reaper runs after each advance (WatcherList K5: empty key lists still
+ * mapped), called here directly on a manual clock: emptied key lists kept for reuse, and one whose
+ * key's hash changed, are swept once a clock second has passed since the last purge, on a clock
+ * that reads negative too; however many operations settle meanwhile. A purgatory's own reaper runs
+ * it on a clock that does not move by itself.
  */
 class PurgePolicyTest {
 
-    private static final int KEPT_PER_SHARD = WatcherList.MAX_EMPTY_KEPT;
+    private static final int KEPT_PER_SHARD = EngineInternals.MAX_EMPTY_KEPT;
 
     private final ManualTimer timer = new ManualTimer();
 
@@ -33,8 +31,8 @@ class PurgePolicyTest {
 
     @Test
     void purgeIfNeeded_emptiedListsKept_sweptOnceAClockSecondPassedSinceTheLastPurge() {
-        DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
-        try (LogCapture log = new LogCapture(PurgePolicy.class, Level.DEBUG)) {
+        DelayedOperationPurgatory<HookOp> p = purgatory();
+        try {
             settleOn(p, "a");
             assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
 
@@ -45,8 +43,6 @@ class PurgePolicyTest {
             p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).as("a second after the last purge (the start)").isEqualTo(1);
             assertThat(p.engine().emptyKeyLists()).isZero();
-            assertThat(log.events()).singleElement()
-                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("purged 1 entries"));
 
             settleOn(p, "b");
             timer.advanceClock(500);
@@ -55,13 +51,14 @@ class PurgePolicyTest {
             timer.advanceClock(500);
             p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).isEqualTo(2);
+        } finally {
+            p.close();
         }
-        p.close();
     }
 
     @Test
     void purgeIfNeeded_nothingLingersAndNothingKeptLong_neverPurgesHoweverManySettled() {
-        DelayedOperationPurgatory<HookOp> p = purgatory(1);
+        DelayedOperationPurgatory<HookOp> p = purgatory();
         for (int i = 0; i < KEPT_PER_SHARD + 4; i++) {
             settleOn(p, "k" + i % KEPT_PER_SHARD);
         }
@@ -74,55 +71,26 @@ class PurgePolicyTest {
     }
 
     @Test
-    void purgeIfNeeded_lingeringList_sweptOncePurgeIntervalOperationsOfAnyOutcomeSettledSinceTheLastPurge() {
-        DelayedOperationPurgatory<HookOp> p = purgatory(20);
-        try (LogCapture log = new LogCapture(PurgePolicy.class, Level.DEBUG)) {
-            fillTheKeptLists(p); // 16 completed
-            lingerAfterCancel(p); // 17: 1 cancelled, its list lingers (the shard keeps no more)
-            expireOn(p, "x", "y"); // 19: 2 expired
-            p.engine().purgeIfNeeded();
-            assertThat(p.stats().purges()).as("19 settled < 20").isZero();
-            completeAtOnce(p); // 20: 1 completed at once
-
-            p.engine().purgeIfNeeded();
-
-            assertThat(p.stats().purges()).isEqualTo(1);
-            assertThat(p.engine().emptyKeyLists()).isZero();
-            assertThat(log.events()).singleElement().as("16 kept lists and the lingering one")
-                    .satisfies(e -> assertThat(e.getFormattedMessage()).contains("purged 17 entries"));
-
-            fillTheKeptLists(p); // 36
-            lingerAfterCancel(p); // 37: 17 since the last purge
-            p.engine().purgeIfNeeded();
-            assertThat(p.stats().purges()).isEqualTo(1);
-            settleOn(p, "u");
-            settleOn(p, "v");
-            settleOn(p, "w"); // 40: 20 since the last purge
-            p.engine().purgeIfNeeded();
-            assertThat(p.stats().purges()).isEqualTo(2);
-        }
-        p.close();
-    }
-
-    @Test
-    void watch_lingeringListFoundAgain_reusesItAndTheLingeringCountDropsWithIt() {
-        DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
+    void watch_listLeftMappedByAKeyWhoseHashChanged_isReusedWhenFoundAgainAndCountedExactly() {
+        DelayedOperationPurgatory<HookOp> p = purgatory();
         fillTheKeptLists(p);
         BadInputCatalogueTest.MutableKey key = new BadInputCatalogueTest.MutableKey(77);
         HookOp first = new HookOp(100);
         p.tryCompleteElseWatch(first, List.of(key));
         key.hash = 78;
-        assertThat(first.cancel()).isTrue(); // its list lingers: the shard keeps no more, removal fails
+        assertThat(first.cancel()).isTrue(); // the shard keeps no more, and its removal does not find it: mapped
         assertThat(p.engine().emptyKeyLists()).isEqualTo(KEPT_PER_SHARD + 1);
+        // DEFECT?: WatcherList.keepOrRemoveIfEmpty counts a list left mapped in emptyKept only if its removal
+        // threw, not if remove(key, list) returned false (the key's hash changed): checkInvariants then fails
+        // "(K5) 17 kept empty lists, counted 16", and the list found again is reused as if kept (emptyKept 15).
+        p.engine().checkInvariants();
 
-        key.hash = 77; // found again: the lingering list is reused, not a kept one
+        key.hash = 77; // found again: the list left mapped is reused
         HookOp second = new HookOp(100);
         p.tryCompleteElseWatch(second, List.of(key));
         assertThat(p.engine().emptyKeyLists()).isEqualTo(KEPT_PER_SHARD);
         p.engine().checkInvariants();
 
-        p.engine().purgeIfNeeded(); // the clock has not moved and nothing lingers: no purge is due
-        assertThat(p.stats().purges()).isZero();
         assertThat(second.forceComplete()).isTrue();
         assertThat(p.engine().emptyKeyLists()).as("the shard still keeps 16: the list is removed, not kept as a 17th")
                 .isEqualTo(KEPT_PER_SHARD);
@@ -132,7 +100,7 @@ class PurgePolicyTest {
 
     @Test
     void watch_keyWhoseEmptiedListIsKept_reusesItAndKeepsCountingExactly() {
-        DelayedOperationPurgatory<HookOp> p = purgatory(1_000);
+        DelayedOperationPurgatory<HookOp> p = purgatory();
         settleOn(p, "hot");
         assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
 
@@ -190,9 +158,9 @@ class PurgePolicyTest {
         }
     }
 
-    private DelayedOperationPurgatory<HookOp> purgatory(int purgeInterval) {
+    private DelayedOperationPurgatory<HookOp> purgatory() {
         return DelayedOperationPurgatory.<HookOp>builder("purge-policy").timer(timer).reaperEnabled(false)
-                .shards(1).purgeInterval(purgeInterval).build();
+                .shards(1).build();
     }
 
     private static void settleOn(DelayedOperationPurgatory<HookOp> p, Object key) {
@@ -207,24 +175,6 @@ class PurgePolicyTest {
         }
     }
 
-    private static void lingerAfterCancel(DelayedOperationPurgatory<HookOp> p) {
-        BadInputCatalogueTest.MutableKey key = new BadInputCatalogueTest.MutableKey(77);
-        HookOp op = new HookOp(100);
-        p.tryCompleteElseWatch(op, List.of(key));
-        key.hash = 78;
-        assertThat(op.cancel()).isTrue();
-    }
 
-    private void expireOn(DelayedOperationPurgatory<HookOp> p, Object... keys) {
-        for (Object key : keys) {
-            p.tryCompleteElseWatch(new HookOp(5), List.of(key));
-        }
-        timer.advanceClock(5);
-    }
 
-    private static void completeAtOnce(DelayedOperationPurgatory<HookOp> p) {
-        HookOp op = new HookOp(100);
-        op.completable = true;
-        assertThat(p.tryCompleteElseWatch(op, List.of("at-once"))).isTrue();
-    }
 }

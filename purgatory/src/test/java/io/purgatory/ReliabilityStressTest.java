@@ -2,6 +2,7 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import java.lang.ref.WeakReference;
@@ -271,7 +272,7 @@ class ReliabilityStressTest {
             assertThat(stats.pending()).isZero();
             assertThat(stats.watched()).isZero();
             assertThat(stats.keys()).isZero();
-            assertThat(purgatory.engine().timer().size()).isZero();
+            assertThat(EngineInternals.timer(purgatory.engine().runtime()).size()).isZero();
             purgatory.engine().checkInvariants();
             if (timer != null) {
                 timer.advanceClock(0); // drain cancelled timer entries, so the timer holds no operation

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.ReliabilitySupport.HookOp;
+import io.purgatory.internal.EngineInternals;
 import io.purgatory.timer.ManualTimer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -61,7 +62,7 @@ class SingleKeyWatchTest {
         assertThat(op.callbackCounts()).isEqualTo("0,0,1");
         assertThat(p.numDelayed()).isZero();
         assertThat(p.watched()).isZero();
-        assertThat(Watchers.listOf(op)).isNull();
+        assertThat(EngineInternals.holdsNoWatchLink(op)).isTrue();
         assertThat(timer.size()).isZero();
         p.engine().checkInvariants();
         p.close();
@@ -82,9 +83,9 @@ class SingleKeyWatchTest {
 
         assertThatThrownBy(() -> first.tryCompleteElseWatch(op, List.of(key)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key failed");
-        assertThat(OperationState.ownerOf(op)).as("owned by no purgatory after the undo").isNull();
+        assertThat(EngineInternals.ownerEngine(op)).as("owned by no purgatory after the undo").isNull();
         assertThat(second.tryCompleteElseWatch(op, List.of("k"))).isFalse();
-        assertThat(Watchers.listOf(op).key).isEqualTo("k");
+        assertThat(EngineInternals.listKey(op)).isEqualTo("k");
         op.completable = true;
         assertThat(second.checkAndComplete("k")).isOne();
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerTask;
+import io.purgatory.timer.TimerEntry;
 import io.purgatory.testsupport.LogCapture;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * operation on a key it was already watched on (Engine N2), a user timer whose add throws, a key
  * whose hashCode cancels the operation while it is watched, a settle from another thread while
  * tryComplete runs (OperationState O2), and a key whose hashCode throws an Error as its emptied
- * list leaves its map (WatcherList K8).
+ * list leaves its map (WatcherList K5).
  */
 class SubmissionRaceTest {
 
@@ -289,7 +289,7 @@ class SubmissionRaceTest {
         }
 
         @Override
-        public void add(TimerTask task) {
+        public void add(TimerEntry task) {
             if (refusing) {
                 if (failure instanceof Error e) {
                     throw e;

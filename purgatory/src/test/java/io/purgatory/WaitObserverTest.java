@@ -3,6 +3,8 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.purgatory.internal.EngineInternals;
+import io.purgatory.internal.UserCode;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
@@ -88,17 +90,17 @@ class WaitObserverTest {
         MockOperation op = new MockOperation(100);
         p.tryCompleteElseWatch(op, List.of("a"));
 
-        assertThat(op.home).as("(K3) an observed operation's home stays its ObservedOwner")
-                .isInstanceOf(ObservedOwner.class);
-        assertThat(Watchers.listOf(op).key).isEqualTo("a");
-        assertThat(OperationState.ownerOf(op).engine()).isSameAs(p.engine());
+        assertThat(EngineInternals.isObserved(op)).as("(N6) an observed operation's owner is its ObservedOwner")
+                .isTrue();
+        assertThat(EngineInternals.listKey(op)).as("(K3) linked on its one key's list itself").isEqualTo("a");
+        assertThat(EngineInternals.ownerEngine(op)).isSameAs(p.engine());
         p.engine().checkInvariants();
 
         op.completable = true;
         assertThat(p.checkAndComplete("a")).isEqualTo(1);
 
-        assertThat(Watchers.listOf(op)).as("unlinked by the settle's booking").isNull();
-        assertThat(op.home).isInstanceOf(ObservedOwner.class);
+        assertThat(EngineInternals.holdsNoWatchLink(op)).as("unlinked by the settle's booking").isTrue();
+        assertThat(EngineInternals.isObserved(op)).isTrue();
         assertThat(p.watched()).isZero();
         assertThat(observer.ends).containsExactly("COMPLETED");
         p.engine().checkInvariants();
@@ -144,7 +146,8 @@ class WaitObserverTest {
 
         p.tryCompleteElseWatch(op, List.of("a", "b"));
 
-        assertThat(op.home).as("(N6) only a wait given a handle has an ObservedOwner").isSameAs(p.engine());
+        assertThat(EngineInternals.isObserved(op)).as("(N6) only a wait given a handle has an ObservedOwner").isFalse();
+        assertThat(EngineInternals.ownerEngine(op)).isSameAs(p.engine());
         timer.advanceClock(100);
         assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
         assertThat(ended).isEmpty();
