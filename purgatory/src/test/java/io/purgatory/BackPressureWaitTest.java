@@ -7,8 +7,9 @@ import io.purgatory.internal.EngineInternals;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.SystemTimer;
+import io.purgatory.timer.SystemTimerReaper;
 import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerEntry;
+import io.purgatory.timer.TimerTask;
 import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.util.List;
@@ -262,7 +263,7 @@ class BackPressureWaitTest {
     }
 
     @Test
-    void close_ownTimerWhileASubmitterWaits_endsTheWaitAndTheSubmissionIsSettledByTheClosePolicy() throws Exception {
+    void close_ownTimerWhileASubmitterWaits_endsTheWaitAndTheSubmissionIsRefusedUntouched() throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         MockOperation op = new MockOperation(DAY_MS);
@@ -278,13 +279,14 @@ class BackPressureWaitTest {
         }
         submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
         assertThat(submitter.isAlive()).isFalse();
-        assertThat(op.onCompleteCalls).as("(N3) expired once, by the close policy").hasValue(1);
-        assertThat(op.onExpirationCalls).hasValue(1);
+        assertThat(op.isCompleted()).as("held back before it was taken: refused untouched, still submittable")
+                .isFalse();
+        assertThat(op.tryCompleteCalls).hasValue(0);
         assertThat(p.numDelayed()).isZero();
     }
 
     @Test
-    void close_runtimeWhileASubmitterWaits_endsTheWaitAndTheSubmissionIsSettledByTheClosePolicy() throws Exception {
+    void close_runtimeWhileASubmitterWaits_endsTheWaitAndTheSubmissionIsRefusedUntouched() throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         MockOperation op = new MockOperation(DAY_MS);
@@ -302,13 +304,14 @@ class BackPressureWaitTest {
         }
         submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
         assertThat(submitter.isAlive()).isFalse();
-        assertThat(op.onCompleteCalls).as("(N3) expired once, by the close policy").hasValue(1);
-        assertThat(op.onExpirationCalls).hasValue(1);
+        assertThat(op.isCompleted()).as("held back before it was taken: refused untouched, still submittable")
+                .isFalse();
+        assertThat(op.tryCompleteCalls).hasValue(0);
         assertThat(p.numDelayed()).isZero();
     }
 
     @Test
-    void close_purgatoryOnARuntimeWhileItsSubmitterWaits_returnsAtOnceAndTheSubmissionIsSettledByTheClosePolicy()
+    void close_purgatoryOnARuntimeWhileItsSubmitterWaits_returnsAtOnceAndTheSubmissionIsRefusedUntouched()
             throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
@@ -330,9 +333,8 @@ class BackPressureWaitTest {
             }
             submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
             assertThat(submitter.isAlive()).isFalse();
-            assertThat(op.onCompleteCalls).as("(N3) watched after the close began: expired once by its policy")
-                    .hasValue(1);
-            assertThat(op.onExpirationCalls).hasValue(1);
+            assertThat(op.isCompleted()).as("held back before it was taken: refused untouched").isFalse();
+            assertThat(op.tryCompleteCalls).hasValue(0);
             assertThat(p.numDelayed()).isZero();
         }
     }
@@ -347,42 +349,45 @@ class BackPressureWaitTest {
         }
     }
 
-    /** A timer of the user's that passes each call on to a library timer, as Timer.add asks (as SystemTimerReaper). */
-    private static final class Wrapping implements Timer {
-        final SystemTimer inner;
+    @Test
+    void build_aTimerOfTheUsersOwn_isRefusedNamingIt() {
+        Timer own = new Timer() {
+            @Override
+            public void add(TimerTask task) {
+            }
 
-        Wrapping(SystemTimer inner) {
-            this.inner = inner;
-        }
+            @Override
+            public boolean advanceClock(long timeoutMs) {
+                return false;
+            }
 
-        @Override
-        public void add(TimerEntry task) {
-            inner.add(task);
-        }
+            @Override
+            public int size() {
+                return 0;
+            }
 
-        @Override
-        public boolean advanceClock(long timeoutMs) throws InterruptedException {
-            return inner.advanceClock(timeoutMs);
-        }
+            @Override
+            public void close() {
+            }
 
-        @Override
-        public int size() {
-            return inner.size();
-        }
-
-        @Override
-        public void close() {
-            inner.close();
-        }
+            @Override
+            public String toString() {
+                return "own-timer";
+            }
+        };
+        assertThatThrownBy(() -> DelayedOperationPurgatory.builder("p").timer(own))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("timer: a SystemTimer, a ManualTimer or a SystemTimerReaper of one, not own-timer");
     }
 
     @Test
-    void complete_earlyEventWindowOnAWrappedBackPressuredTimer_schedulesWithoutWaiting() throws Exception {
+    void complete_earlyEventWindowOnAReaperOfABackPressuredTimer_schedulesWithoutWaiting() throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         SystemTimer inner = SystemTimer.builder("inner").clock(clock).executor(handedOff::add).settings(PRESSED)
                 .build();
-        KeyedWaits<String, String> waits = KeyedWaits.builder("wrapped").timer(new Wrapping(inner))
+        KeyedWaits<String, String> waits = KeyedWaits.builder("wrapped").timer(SystemTimerReaper.start("wrapping",
+                inner))
                 .retainEvents(Duration.ofDays(1), 10).build();
         Thread completer = new Thread(() -> waits.complete("k", "v"), "completer");
         try {
@@ -392,9 +397,6 @@ class BackPressureWaitTest {
             completer.start();
             boolean parked = awaitEndOrParkedByBackPressure(completer);
 
-            // DEFECT?: the library's own entries go on a timer it was given through Timer.add (EntryAccess
-            // schedules without waiting only on a SystemTimer or a ManualTimer itself), so on a user's timer
-            // that wraps a back-pressured SystemTimer an early event's window waits out the bound in complete().
             assertThat(parked).as("the window waited for the late expiries").isFalse();
             assertThat(completer.isAlive()).isFalse();
             assertThat(late).isNotDone();
@@ -407,13 +409,13 @@ class BackPressureWaitTest {
     }
 
     @Test
-    void tryCompleteElseWatch_onAWrappedBackPressuredTimer_waitsBeforeItsOperationIsPending() throws Exception {
+    void tryCompleteElseWatch_onAReaperOfABackPressuredTimer_waitsBeforeItsOperationIsPending() throws Exception {
         JumpingClock clock = new JumpingClock();
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         SystemTimer inner = SystemTimer.builder("inner").clock(clock).executor(handedOff::add).settings(PRESSED)
                 .build();
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("wrapped-p")
-                .clock(clock).timer(new Wrapping(inner)).build();
+                .clock(clock).timer(SystemTimerReaper.start("wrapping-p", inner)).build();
         MockOperation op = new MockOperation(DAY_MS);
         Thread submitter = new Thread(() -> p.tryCompleteElseWatch(op, List.of("k")), "submitter");
         try {
@@ -423,10 +425,6 @@ class BackPressureWaitTest {
             submitter.start();
             awaitParkedByBackPressure(submitter);
 
-            // DEFECT?: RuntimeCore.awaitBackPressure holds a submission back before its claim only on a
-            // SystemTimer itself; on a user's timer that wraps one, the wait happens inside timer.add, at the
-            // submission's step 4, with its claim and slot held: the operation is pending and watched meanwhile,
-            // and a cancel's (or a close's) callbacks wait for the submitter, up to the bound.
             assertThat(p.numDelayed()).as("(N7) the late one only: not the one whose submitter waits").isOne();
             assertThat(op.cancel()).isTrue();
             assertThat(op.onCancelCalls).as("the cancel waits for nothing").hasValue(1);
@@ -500,7 +498,13 @@ class BackPressureWaitTest {
     }
 
     private static Thread submitInBackground(DelayedOperationPurgatory<MockOperation> p, MockOperation op) {
-        Thread submitter = new Thread(() -> p.tryCompleteElseWatch(op, List.of("k")), "submitter");
+        Thread submitter = new Thread(() -> {
+            try {
+                p.tryCompleteElseWatch(op, List.of("k"));
+            } catch (IllegalStateException closedMeanwhile) {
+                assertThat(p.isClosed()).as("refused only once the purgatory closed").isTrue();
+            }
+        }, "submitter");
         submitter.start();
         return submitter;
     }

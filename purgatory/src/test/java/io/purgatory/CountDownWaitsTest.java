@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.internal.Engine;
 import io.purgatory.internal.Visit;
+import io.purgatory.internal.Visitor;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
@@ -27,7 +28,7 @@ class CountDownWaitsTest {
     /** The facade a newcomer writes: a builder's settings, an engine, one operation class, one visitor. */
     static final class CountDownWaits<K> implements AutoCloseable {
         private final Engine engine;
-        private final Engine.Visitor countDown = (op, ignored) -> ((Latch<?>) op).countDown();
+        private final Visitor countDown = (op, ignored) -> ((Latch<?>) op).countDown();
 
         CountDownWaits(String name, ManualTimer timer) {
             EngineSettings settings = new EngineSettings(name);

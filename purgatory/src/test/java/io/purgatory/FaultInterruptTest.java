@@ -5,14 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
-import io.purgatory.timer.TimerEntry;
 import java.util.ArrayList;
 import java.util.List;
-import io.purgatory.timer.Timer;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -86,66 +81,6 @@ class FaultInterruptTest {
         });
         assertThat(p.numDelayed()).isZero();
         ReliabilitySupport.assertNoLibraryThreadLeft("interrupted-close");
-    }
-
-    @Test
-    void close_interruptedWhileWaitingForABusyReaper_waitsItOutAndRestoresTheFlag() throws Exception {
-        CountDownLatch inside = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        Timer stubborn = new Timer() { // advanceClock ignores interrupts until released
-            @Override
-            public void add(TimerEntry task) {
-            }
-
-            @Override
-            public boolean advanceClock(long timeoutMs) {
-                inside.countDown();
-                boolean interrupted = false;
-                while (release.getCount() > 0) {
-                    try {
-                        release.await();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
-                }
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-                return false;
-            }
-
-            @Override
-            public int size() {
-                return 0;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("busy-reaper")
-                .timer(stubborn).build();
-        HookOp op = new HookOp(60_000);
-        p.tryCompleteElseWatch(op, List.of("k"));
-        ReliabilitySupport.await(inside, "the reaper inside advanceClock");
-        AtomicBoolean flagAfterClose = new AtomicBoolean();
-        Thread closer = new Thread(() -> {
-            Thread.currentThread().interrupt(); // close's first join throws at once; it must join again
-            p.close();
-            flagAfterClose.set(Thread.currentThread().isInterrupted());
-        }, "interrupted-closer");
-        closer.setDaemon(true);
-        closer.start();
-        ReliabilitySupport.awaitCondition("close waiting for the reaper",
-                () -> closer.getState() == Thread.State.TIMED_WAITING); // a join bounded by CloseOnce
-
-        release.countDown();
-        closer.join(TimeUnit.SECONDS.toMillis(ReliabilitySupport.BOUND_SECONDS));
-
-        assertThat(closer.isAlive()).isFalse();
-        assertThat(flagAfterClose).as("the interrupt is restored").isTrue();
-        assertThat(TestThreads.reaperAlive(p)).isFalse();
-        assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
     }
 
     @Test

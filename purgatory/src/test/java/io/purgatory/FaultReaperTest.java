@@ -6,12 +6,7 @@ import ch.qos.logback.classic.Level;
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.SystemTimer;
-import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerEntry;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,45 +17,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class FaultReaperTest {
-
-    @Test
-    void reaper_timerThrowsOnce_logsItAndKeepsExpiring() throws Exception {
-        try (SystemTimer system = SystemTimer.builder("throws-once").executor(Runnable::run).build();
-             LogCapture log = new LogCapture(io.purgatory.timer.TimerDriver.class)) {
-            FaultyTimer timer = new FaultyTimer(system, 1);
-            try (DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("throws-once-p")
-                    .timer(timer).build()) {
-                HookOp op = new HookOp(1);
-                p.tryCompleteElseWatch(op, List.of("k"));
-
-                ReliabilitySupport.await(op.settled, "the expiration after the failure");
-
-                assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
-                assertThat(TestThreads.reaperAlive(p)).isTrue();
-                assertThat(log.events()).singleElement().satisfies(e -> {
-                    assertThat(e.getLevel()).isEqualTo(Level.ERROR);
-                    assertThat(e.getFormattedMessage()).contains("'ExpirationReaper-throws-once-p'", "retrying");
-                });
-            }
-        }
-    }
-
-    @Test
-    void reaper_timerKeepsThrowing_backsOffBetweenAttempts() throws Exception {
-        try (SystemTimer system = SystemTimer.builder("throws-always").executor(Runnable::run).build();
-             LogCapture log = new LogCapture(io.purgatory.timer.TimerDriver.class);
-             DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("throws-always-p")
-                     .timer(new FaultyTimer(system, Integer.MAX_VALUE)).build()) {
-            p.tryCompleteElseWatch(new HookOp(60_000), List.of("k"));
-            Thread reaper = ReliabilitySupport.findThread("ExpirationReaper-throws-always-p");
-            assertThat(reaper).isNotNull();
-
-            ReliabilitySupport.awaitCondition("the reaper parked in its back-off",
-                    () -> LockSupport.getBlocker(reaper) == p.engine().driver());
-
-            assertThat(log.events()).isNotEmpty().allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.ERROR));
-        }
-    }
 
     @Test
     void reaper_timerClosedUnderIt_warnsStopsAndTheOperationsAreStillSettled() throws Exception {
@@ -94,25 +50,6 @@ class FaultReaperTest {
     }
 
     @Test
-    void close_reaperBlockedInsideItsTimer_interruptsItAndReturns() throws Exception {
-        try (SystemTimer system = SystemTimer.builder("blocking").executor(Runnable::run).build()) {
-            FaultyTimer timer = new FaultyTimer(system, 0);
-            timer.blockUntilInterrupted = true;
-            DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("blocking-p")
-                    .timer(timer).build();
-            HookOp op = new HookOp(60_000);
-            p.tryCompleteElseWatch(op, List.of("k"));
-            ReliabilitySupport.await(timer.blocked, "the reaper blocked inside advanceClock");
-
-            p.close(); // a reaper that is never interrupted would keep close() waiting forever
-
-            assertThat(TestThreads.reaperAlive(p)).isFalse();
-            assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
-            assertThat(Thread.currentThread().isInterrupted()).isFalse();
-        }
-    }
-
-    @Test
     void reaper_withoutATimer_parksBetweenPurgePolicyRuns() {
         try (DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("timerless")
                 .timerEnabled(false).build()) {
@@ -132,43 +69,4 @@ class FaultReaperTest {
         ReliabilitySupport.assertNoLibraryThreadLeft("timerless");
     }
 
-    /** A timer that throws from its first {@code failures} advances, or blocks in them until interrupted. */
-    static final class FaultyTimer implements Timer {
-        private final Timer delegate;
-        private final AtomicInteger failuresLeft;
-        final CountDownLatch blocked = new CountDownLatch(1);
-        volatile boolean blockUntilInterrupted;
-
-        FaultyTimer(Timer delegate, int failures) {
-            this.delegate = delegate;
-            this.failuresLeft = new AtomicInteger(failures);
-        }
-
-        @Override
-        public void add(TimerEntry task) {
-            delegate.add(task);
-        }
-
-        @Override
-        public boolean advanceClock(long timeoutMs) throws InterruptedException {
-            if (blockUntilInterrupted) {
-                blocked.countDown();
-                new CountDownLatch(1).await();
-            }
-            if (failuresLeft.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
-                throw new ArithmeticException("injected timer failure");
-            }
-            return delegate.advanceClock(timeoutMs);
-        }
-
-        @Override
-        public int size() {
-            return delegate.size();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-        }
-    }
 }

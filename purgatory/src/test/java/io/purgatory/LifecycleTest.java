@@ -260,7 +260,7 @@ class LifecycleTest {
 
             assertThat(TestThreads.reaperAlive(first)).isFalse();
             assertThat(TestThreads.reaperAlive(second)).isFalse();
-            MockOperation later = new MockOperation(1);
+            RanTask later = new RanTask(1);
             shared.add(later); // still open
             assertThat(shared.size()).isEqualTo(1);
         }

@@ -8,8 +8,6 @@ import io.purgatory.internal.EngineInternals;
 import io.purgatory.internal.OperationState;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
-import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerEntry;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -76,44 +74,6 @@ class PurgatoryEdgeCaseTest {
         assertThat(second.tries.get()).as("(O2) never tried once settled").isEqualTo(secondTriesBefore);
         assertThat(second.callbackCounts()).isEqualTo("0,0,1");
         assertThat(p.watched()).isZero();
-        p.close();
-    }
-
-    @Test
-    void tryCompleteElseWatch_operationCompletedBetweenItsTriesAndItsTimerEntry_leavesNoTimerEntry() {
-        Timer completingTimer = new Timer() {
-            @Override
-            public void add(TimerEntry task) {
-                ((DelayedOperation) task).forceComplete(); // another thread's completion, landing here
-                timer.add(task);
-            }
-
-            @Override
-            public boolean advanceClock(long timeoutMs) {
-                return timer.advanceClock(timeoutMs);
-            }
-
-            @Override
-            public int size() {
-                return timer.size();
-            }
-
-            @Override
-            public void close() {
-                timer.close();
-            }
-        };
-        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("late-add")
-                .timer(completingTimer).reaperEnabled(false).build();
-        HookOp op = new HookOp(100);
-
-        assertThat(p.tryCompleteElseWatch(op, List.of("k"))).as("completed elsewhere, not by this call").isFalse();
-
-        assertThat(op.callbackCounts()).isEqualTo("1,0,0");
-        assertThat(timer.size()).as("the timer entry added after the completion is removed").isZero();
-        assertThat(p.watched()).isZero();
-        timer.advanceClock(100);
-        assertThat(op.callbackCounts()).isEqualTo("1,0,0");
         p.close();
     }
 

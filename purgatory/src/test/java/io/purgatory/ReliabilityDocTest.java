@@ -49,7 +49,7 @@ class ReliabilityDocTest {
                 | x | `NoSuchTest#nothing`, `#nothingEither` | `FaultExecutorTest#noSuchMethod` |
                 `DelayedOperation.noSuchMethod()`, `OperationState.settle`, jcstress `NoSuchRace`
                 `FaultExecutorTest#expirationExecutor_*` and `Timer.MAX_DELAY_MS` exist
-                1. `FaultReaperTest#reaper_timerThrowsOnce_logsItAndKeepsExpiring`, wrapped:
+                1. `FaultReaperTest#reaper_timerClosedUnderIt_warnsStopsAndTheOperationsAreStillSettled`, wrapped:
                    `#noSuchReaperTest`
                 """;
         List<String> missing = new ArrayList<>();

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.timer.ManualTimer;
-import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerEntry;
 import io.purgatory.testsupport.LogCapture;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +13,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A submission that fails part way is undone, and settles that land while another call is in the
@@ -207,33 +203,6 @@ class SubmissionRaceTest {
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"runtime", "error"})
-    void tryCompleteElseWatch_timerAddThrows_failsAndLeavesNothingBehind(String kind) {
-        Throwable failure = kind.equals("error")
-                ? new OutOfMemoryError("refused") : new UnsupportedOperationException();
-        RefusingTimer timer = new RefusingTimer(failure);
-        DelayedOperationPurgatory<HookOp> p = DelayedOperationPurgatory.<HookOp>builder("timer-throws")
-                .timer(timer).reaperEnabled(false).maxPending(1).build();
-        HookOp op = new HookOp(100);
-
-        assertThatThrownBy(() -> p.tryCompleteElseWatch(op, List.of("k", "k2"))).isSameAs(failure);
-
-        assertThat(p.numDelayed()).isZero();
-        assertThat(p.watched()).isZero();
-        assertThat(p.watchedKeys()).isZero();
-        op.completable = true;
-        assertThat(p.checkAndComplete("k")).as("not watched any more").isZero();
-        assertThat(op.isCompleted()).isFalse();
-        timer.refusing = false;
-        HookOp next = new HookOp(100);
-        assertThat(p.tryCompleteElseWatch(next, List.of("k"))).as("the maxPending slot was given back").isFalse();
-        next.forceComplete();
-        assertThat(p.tryCompleteElseWatch(op, List.of("k"))).as("and the operation can be submitted again").isTrue();
-        p.engine().checkInvariants();
-        p.close();
-    }
-
     @Test
     void tryCompleteElseWatch_keysHashCodeCancelsTheOperationWhileItIsWatched_settledOnceAndOnNoList() {
         ManualTimer timer = new ManualTimer();
@@ -278,40 +247,4 @@ class SubmissionRaceTest {
         }
     }
 
-    /** A user-supplied timer whose add throws {@code failure} while refusing. */
-    static final class RefusingTimer implements Timer {
-        private final Throwable failure;
-        private final ManualTimer delegate = new ManualTimer();
-        volatile boolean refusing = true;
-
-        RefusingTimer(Throwable failure) {
-            this.failure = failure;
-        }
-
-        @Override
-        public void add(TimerEntry task) {
-            if (refusing) {
-                if (failure instanceof Error e) {
-                    throw e;
-                }
-                throw (RuntimeException) failure;
-            }
-            delegate.add(task);
-        }
-
-        @Override
-        public boolean advanceClock(long timeoutMs) {
-            return delegate.advanceClock(timeoutMs);
-        }
-
-        @Override
-        public int size() {
-            return delegate.size();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-        }
-    }
 }

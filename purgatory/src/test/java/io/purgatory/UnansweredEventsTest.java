@@ -6,9 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.purgatory.internal.UserCode;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
-import io.purgatory.timer.Timer;
-import io.purgatory.timer.TimerEntry;
-import io.purgatory.timer.TimerTask;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -358,54 +355,4 @@ class UnansweredEventsTest {
         }
     }
 
-    /** A timer that runs every task inside its add: each early event's window ends before its retention puts it. */
-    private static final class AtOnceTimer implements Timer {
-        @Override
-        public void add(TimerEntry task) {
-            if (task instanceof TimerTask t) {
-                t.run();
-            } else {
-                ((DelayedOperation) task).run();
-            }
-        }
-
-        @Override
-        public boolean advanceClock(long timeoutMs) {
-            return false;
-        }
-
-        @Override
-        public int size() {
-            return 0;
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    @Test
-    void earlyEvent_windowEndsBeforeItIsPut_isNotRetainedAndIsToldUnansweredOnce() {
-        waits = KeyedWaits.builder("payments").timer(new AtOnceTimer()).unansweredEvents(recording)
-                .retainEvents(Duration.ofSeconds(30), 10).build();
-
-        assertThat(waits.complete("o1", "PAID")).isZero();
-
-        assertThat(waits.retainedEvents()).as("(X6) its window ended inside the add: not kept").isZero();
-        assertThat(told).containsExactly("payments:o1=PAID:UNANSWERED");
-        assertThat(readings().eventsUnanswered()).isOne();
-    }
-
-    @Test
-    void lateEvent_endsWindowEndedBeforeItWasPut_isNotRememberedAndTheEventIsUnanswered() {
-        waits = KeyedWaits.builder("payments").timer(new AtOnceTimer()).unansweredEvents(recording)
-                .lateEvents(Duration.ofSeconds(30), 10).build();
-        CompletableFuture<String> expired = waits.await("o1", Duration.ofSeconds(5)); // expires inside the add
-
-        assertThat(expired).isCompletedExceptionally();
-        assertThat(waits.complete("o1", "PAID")).isZero();
-
-        assertThat(told).as("(X6) the end's window ended inside the add: not remembered")
-                .containsExactly("payments:o1=PAID:UNANSWERED");
-    }
 }

@@ -101,6 +101,9 @@ public final class Engine implements Owner {
         } else {
             runtime.startDriver(); // its only work is the purge: nothing is scheduled to start it (P2)
         }
+        if (closing.isMarked()) { // closed while this submission was held back
+            throw new IllegalStateException("purgatory '" + name + "' is closed");
+        }
         admission.take();
         InProgress progress = InProgress.current();
         progress.enterCheck(); // a submission's tries are a check of their own (O4)

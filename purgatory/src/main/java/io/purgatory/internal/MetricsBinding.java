@@ -96,12 +96,22 @@ final class MetricsBinding {
         UserCode.recordSettled(bound, outcome, waited, lateness, name);
     }
 
-    /** Closes the recorder, once; no record follows. */
+    /** Closes the recorder, once, whoever else closes it meanwhile; no record follows. */
     void close() {
-        UserCode.Recorder bound = recorder;
+        UserCode.Recorder bound = (UserCode.Recorder) RECORDER.getAndSet(this, null);
         if (bound != null) {
-            recorder = null;
             UserCode.run(bound::close, name, "its MetricsRecorder threw on close; the purgatory closed regardless");
+        }
+    }
+
+    private static final java.lang.invoke.VarHandle RECORDER;
+
+    static {
+        try {
+            RECORDER = java.lang.invoke.MethodHandles.lookup().findVarHandle(MetricsBinding.class, "recorder",
+                    UserCode.Recorder.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 }

@@ -114,7 +114,7 @@ public final class RuntimeCore {
 
     /** Expirations the executor refused, which the timer ran on the driver instead. O(1). */
     public long expirationsRefused() {
-        return timer instanceof SystemTimer system ? system.failedTaskCount() : 0L;
+        return ownsTimer && timer instanceof SystemTimer system ? system.failedTaskCount() : 0L;
     }
 
     /**
@@ -193,9 +193,7 @@ public final class RuntimeCore {
 
     /** Waits, as the timer's back-pressure says, before a user's submission takes its slot. */
     void awaitBackPressure() {
-        if (timer instanceof SystemTimer system) {
-            system.awaitBackPressure();
-        }
+        EntryAccess.get().awaitBackPressure(timer);
     }
 
     /** Starts the driver, if there is one and it is not started yet (P2). */
@@ -224,6 +222,11 @@ public final class RuntimeCore {
 
     Clock clock() {
         return clock;
+    }
+
+    /** The timer it runs on (tests). */
+    public Timer timer() {
+        return timer;
     }
 
     /** The driver, once started; null before, and always on a runtime without one (tests). */

@@ -1,7 +1,6 @@
 package io.purgatory.internal;
 
 import io.purgatory.timer.Timer;
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -70,17 +69,9 @@ public final class EngineInternals {
         runtime.runPurgePolicies();
     }
 
-    /**
-     * The timer {@code runtime} runs on. RuntimeCore has no accessor for it; read reflectively until it
-     * has one (tests only).
-     */
+    /** The timer {@code runtime} runs on. */
     public static Timer timer(RuntimeCore runtime) {
-        try {
-            Field timer = RuntimeCore.class.getDeclaredField("timer");
-            timer.setAccessible(true);
-            return (Timer) timer.get(runtime);
-        } catch (ReflectiveOperationException e) {
-            throw new LinkageError("RuntimeCore.timer", e);
-        }
+        return runtime.timer();
     }
+
 }

@@ -166,6 +166,15 @@ public abstract class TimerEntry {
         }
 
         @Override
+        public void awaitBackPressure(Timer timer) {
+            if (timer instanceof SystemTimerReaper reaper) {
+                awaitBackPressure(reaper.timer());
+            } else if (timer instanceof SystemTimer system) {
+                system.awaitBackPressure();
+            }
+        }
+
+        @Override
         public void schedule(Timer timer, TimerEntry entry) {
             engine(timer).schedule(entry);
         }

@@ -55,7 +55,7 @@ class TimerSettingsTest {
     }
 
     @Test
-    void backPressure_zeroIsNoneNegativeOrNullRefusedAndRoundedUpToMs() {
+    void withBackPressure_zeroNegativeOrNull_zeroIsNoneTheOthersAreRefused() {
         assertThat(TimerSettings.DEFAULT.hasBackPressure()).isFalse();
         assertThat(TimerSettings.DEFAULT.withBackPressure(Duration.ofNanos(1)).backPressure())
                 .as("rounded up by the duration rule").isEqualTo(Duration.ofMillis(1));

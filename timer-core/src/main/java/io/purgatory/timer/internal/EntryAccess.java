@@ -47,6 +47,9 @@ public abstract class EntryAccess {
     /** True iff {@code timer} is one of this library's (a SystemTimer, a ManualTimer, a reaper of one). */
     public abstract boolean supports(Timer timer);
 
+    /** Waits as {@code timer}'s back-pressure says, before a user's work is taken (what its add does first). */
+    public abstract void awaitBackPressure(Timer timer);
+
     /**
      * Schedules {@code entry} on {@code timer} as {@link Timer#add} does, but never waits for the
      * timer's back-pressure: the library's own entries are not held back.
