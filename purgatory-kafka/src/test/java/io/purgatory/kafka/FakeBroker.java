@@ -107,7 +107,7 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
         down = isDown;
     }
 
-    /** The next lookup of end offsets fails with {@code error}. */
+    /** The next lookup of the offsets of a time (the positioning's) fails with {@code error}. */
     synchronized void failNextLookup(Throwable error) {
         lookupFailures.add(error);
     }
@@ -189,10 +189,6 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
         @Override
         public CompletableFuture<Map<TopicPartition, Long>> endOffsets(Collection<TopicPartition> partitions) {
             synchronized (FakeBroker.this) {
-                Throwable failure = lookupFailures.poll();
-                if (failure != null) {
-                    return CompletableFuture.failedFuture(failure);
-                }
                 if (down) {
                     return CompletableFuture.failedFuture(new TimeoutException("down"));
                 }
@@ -205,6 +201,10 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
         @Override
         public CompletableFuture<Map<TopicPartition, Long>> offsetsForTimes(Map<TopicPartition, Long> timestampsMs) {
             synchronized (FakeBroker.this) {
+                Throwable failure = lookupFailures.poll();
+                if (failure != null) {
+                    return CompletableFuture.failedFuture(failure);
+                }
                 if (down) {
                     return CompletableFuture.failedFuture(new TimeoutException("down"));
                 }
