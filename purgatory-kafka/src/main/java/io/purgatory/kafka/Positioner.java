@@ -162,7 +162,7 @@ final class Positioner {
         }
         starts.forEach((partition, start) -> {
             pending.remove(partition);
-            lag.lag(partition, start.end() - start.offset());
+            lag.positioned(partition, start.end() - start.offset());
             if (start.offset() < start.end()) {
                 readBackEnds.put(partition, start.end());
             }

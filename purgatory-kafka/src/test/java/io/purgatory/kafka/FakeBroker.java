@@ -43,6 +43,7 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
     private final Queue<Throwable> pollFailures = new ArrayDeque<>(); // guarded by this
     private boolean exists; // guarded by this
     private boolean down; // guarded by this
+    private volatile Runnable beforePoll = () -> { };
     private final FakeAdmin admin = new FakeAdmin();
 
     /** A feed of {@code waits} on this broker's topic: string keys and values, short retries. */
@@ -129,9 +130,15 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
         handed.put(partition, offset);
     }
 
+    /** Runs {@code hook} on the feed's thread at the start of each poll: what the feed shows while it polls. */
+    void beforePoll(Runnable hook) {
+        beforePoll = hook;
+    }
+
     @Override
     @SuppressWarnings("UnsynchronizedOverridesSynchronized") // the idle park must not hold the lock
     public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+        beforePoll.run();
         ConsumerRecords<byte[], byte[]> records = handOverAndPoll(timeout);
         if (records.isEmpty()) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));

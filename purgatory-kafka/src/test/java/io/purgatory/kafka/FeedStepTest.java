@@ -3,6 +3,7 @@ package io.purgatory.kafka;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.purgatory.KeyedWaits;
 import io.purgatory.timer.ManualClock;
 import java.time.Duration;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The feed's loop step by step, on a {@link FakeBroker} (which answers every lookup at once) and a
- * manual clock: what the feed's state says between steps, and between the records of one
+ * manual clock: what the feed's state and lag say between steps, and between the records of one
  * batch. Time passes only when the test advances the clock: 100 ms a step, and a mapping function
  * may advance it too, as a slow record would.
  */
@@ -92,6 +93,63 @@ class FeedStepTest {
                 .containsExactly(FeedState.POSITIONING);
         stepUntil("ready again", 10, feed::isReady);
         assertThat(broker.assignment()).hasSize(2);
+    }
+
+    @Test
+    void lag_feedStartingToReadBack_isUnknownUntilTheFirstPollHasMeasuredIt() {
+        FakeBroker fake = new FakeBroker("t", 2);
+        for (int i = 0; i < 1_000; i++) {
+            fake.append(i % 2, "order-" + i, "paid"); // stamped now: within the window, read back on start
+        }
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        List<FeedStats> atFirstPoll = new ArrayList<>();
+        List<Double> gaugeAtFirstPoll = new ArrayList<>();
+        fake.beforePoll(() -> {
+            if (atFirstPoll.isEmpty()) {
+                atFirstPoll.add(feed.stats());
+                gaugeAtFirstPoll.add(registry.get("purgatory.feed.lag").gauge().value());
+            }
+        });
+        start(fake, UnaryOperator.identity());
+        new KafkaFeedMetrics(feed).bindTo(registry);
+
+        stepUntil("ready", 100, feed::isReady);
+
+        assertThat(atFirstPoll).singleElement().satisfies(stats -> {
+            assertThat(stats.state()).isEqualTo(FeedState.READING_BACK);
+            assertThat(stats.lag()).as("unknown, not 0: 1,000 records remain").isEqualTo(-1);
+            assertThat(stats.maxPartitionLag()).isEqualTo(-1);
+        });
+        assertThat(gaugeAtFirstPoll).singleElement().satisfies(lag -> assertThat(lag).isNaN());
+        assertThat(feed.stats().eventsRead()).isEqualTo(1_000);
+        assertThat(feed.stats().lag()).as("measured by the poll").isZero();
+        assertThat(registry.get("purgatory.feed.lag").gauge().value()).isZero();
+    }
+
+    @Test
+    void lag_partitionPositionedWhileTheFeedRuns_isUnknownAgainUntilThePollAfterIt() {
+        List<FeedStats> atFirstPollOfTwo = new ArrayList<>();
+        FakeBroker fake = new FakeBroker("t", 1);
+        fake.beforePoll(() -> {
+            if (fake.assignment().size() == 2 && atFirstPollOfTwo.isEmpty()) {
+                atFirstPollOfTwo.add(feed.stats());
+            }
+        });
+        start(fake, UnaryOperator.identity());
+        stepUntil("ready", 100, feed::isReady);
+        assertThat(feed.stats().lag()).isZero();
+        fake.createTopic(2);
+        for (int i = 0; i < 500; i++) {
+            fake.append(1, "order-" + i, "paid");
+        }
+
+        stepUntil("partition 1 is read", 200, () -> feed.stats().eventsRead() == 500 && feed.isReady());
+
+        assertThat(atFirstPollOfTwo).singleElement().satisfies(stats -> {
+            assertThat(stats.state()).isEqualTo(FeedState.READING_BACK);
+            assertThat(stats.lag()).as("unknown, not the 0 of partition 0 alone: 500 records remain").isEqualTo(-1);
+        });
+        assertThat(feed.stats().lag()).isZero();
     }
 
     /** A feed of {@code fake}'s topic on the manual clock, its loop stepped by the test (no thread). */
