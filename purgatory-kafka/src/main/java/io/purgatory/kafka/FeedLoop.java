@@ -8,7 +8,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -293,16 +292,17 @@ final class FeedLoop<K, V> implements Runnable {
         }
     }
 
+    /** Closes both clients, each whatever the other's close throws (a consumer interceptor's close is user code). */
     private void closeClients() {
         try {
-            consumer.close(CloseOptions.timeout(Duration.ZERO)); // no group, nothing to commit
-        } catch (RuntimeException e) {
-            LOG.debug("Feed '{}': closing the consumer failed", name, e);
+            KafkaClients.closeNow(consumer); // (F9) no group, nothing to commit
+        } catch (Throwable e) {
+            LOG.warn("Feed '{}': closing the consumer failed", name, e);
         }
         try {
             admin.close();
-        } catch (RuntimeException e) {
-            LOG.debug("Feed '{}': closing the admin client failed", name, e);
+        } catch (Throwable e) {
+            LOG.warn("Feed '{}': closing the admin client failed", name, e);
         }
     }
 }

@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -133,7 +132,11 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             try {
                 admin = env.adminFactory().apply(consumerConfig, env.apiTimeout());
             } catch (RuntimeException e) {
-                consumer.close(CloseOptions.timeout(Duration.ZERO));
+                try {
+                    KafkaClients.closeNow(consumer);
+                } catch (Throwable closeFailed) { // a consumer interceptor's close is user code
+                    e.addSuppressed(closeFailed);
+                }
                 throw e;
             }
             health.started(env.clock().nanoTime());

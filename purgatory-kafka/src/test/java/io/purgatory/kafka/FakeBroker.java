@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -44,6 +45,8 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
     private boolean exists; // guarded by this
     private boolean down; // guarded by this
     private volatile Runnable beforePoll = () -> { };
+    private volatile Throwable closeFailure;
+    private volatile boolean adminClosed;
     private final FakeAdmin admin = new FakeAdmin();
 
     /** A feed of {@code waits} on this broker's topic: string keys and values, short retries. */
@@ -128,6 +131,27 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
     public synchronized void seek(TopicPartition partition, long offset) {
         super.seek(partition, offset);
         handed.put(partition, offset);
+    }
+
+    /** The consumer's close throws {@code error} (after closing), as a consumer interceptor's close may. */
+    void failClose(Throwable error) {
+        closeFailure = error;
+    }
+
+    /** Whether the feed closed its admin client. */
+    boolean adminClosed() {
+        return adminClosed;
+    }
+
+    @Override
+    public void close(CloseOptions options) {
+        super.close(options);
+        Throwable failure = closeFailure;
+        if (failure instanceof Error error) {
+            throw error;
+        } else if (failure != null) {
+            throw (RuntimeException) failure;
+        }
     }
 
     /** Runs {@code hook} on the feed's thread at the start of each poll: what the feed shows while it polls. */
@@ -241,7 +265,7 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
 
         @Override
         public void close() {
-            // nothing held
+            adminClosed = true;
         }
     }
 }
