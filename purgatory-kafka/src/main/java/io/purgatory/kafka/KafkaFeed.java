@@ -54,9 +54,10 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * down is retried. Records are read as bytes and mapped by your functions, so a record that cannot
  * be decoded is a counted mapping error, never a poison pill.
  *
- * <p><b>Traces across instances.</b> Publish with {@link KafkaTracing#inject} and build the feed
- * with {@link Builder#tracing}: each record is handed over inside a span of the publisher's trace,
- * current while the waits it answers end (Micrometer Tracing, needed only then).
+ * <p><b>Traces across instances.</b> Publish with {@link KafkaTracing#send} (or
+ * {@link KafkaTracing#inject}) and build the feed with {@link Builder#tracing}: each record is
+ * handed over inside a span of the publisher's trace, current while the waits it answers end
+ * (Micrometer Tracing, needed only then).
  *
  * <p><b>Shutdown order.</b> Close the feed before the waits. With {@link Builder#closeWaits
  * closeWaits(true)} its {@link #close()} does both, in that order. Closing the waits first is
@@ -380,9 +381,10 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
         /**
          * Hands each record that carries a trace context (put there by the publisher's
-         * {@link KafkaTracing#inject}) to the waits inside a span of its trace: a child of the
-         * publisher's span, current while the waits it answers end, so their observer can link to
-         * it (see {@link KafkaTracing}). Default: no tracing, and no Micrometer Tracing needed.
+         * {@link KafkaTracing#send} or {@link KafkaTracing#inject}) to the waits inside a span of
+         * its trace: a child of the publisher's span, current while the waits it answers end, so
+         * their observer can link to it (see {@link KafkaTracing}). Default: no tracing, and no
+         * Micrometer Tracing needed.
          */
         public Builder<K, V> tracing(KafkaTracing tracing) {
             this.tracing = Objects.requireNonNull(tracing, "tracing");
