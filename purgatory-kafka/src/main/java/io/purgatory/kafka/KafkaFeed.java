@@ -41,7 +41,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * so an event published just before this instance started, or just before its wait, still
  * answers a wait registered within the window. Afterwards it reads every record once, in order per
  * partition, and resumes where it was after a broker restart or an error. Partitions added to the
- * topic are found within a second (the feed asks the broker every second) and read from their start.
+ * topic are found at the feed's next check of the broker (every second) and read from their start.
  *
  * <p><b>Says when it is deaf.</b> {@link #isReady()} holds only while every partition is read
  * (every partition the broker told at its last check: the feed checks every second), the read-back
