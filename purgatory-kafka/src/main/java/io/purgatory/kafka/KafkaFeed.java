@@ -165,9 +165,9 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
      * read (as the broker told them at its last check, every second), the window is read back, and
      * the broker answers the feed's checks. False while the topic is missing, from the check that
      * finds a partition added to the topic until the feed reads it, while the broker has answered
-     * no check for {@link #MAX_SILENCE} (down,
-     * unreachable; the feed takes an answer at most one poll, 0.5 s, after it came), while the
-     * feed's thread is blocked for as long, before start and after close.
+     * no check for {@link #MAX_SILENCE} (down, unreachable; the feed takes an answer at most one
+     * poll, 0.5 s, after it came), while the feed's thread is blocked for as long, before start
+     * and after close.
      * {@link #state()} says why. A ready feed may still be behind: see {@link #isLagging()}.
      */
     public boolean isReady() {

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Carries an event's trace from the instance that publishes it to the waits it answers on every
- * instance, with Micrometer Tracing (an optional dependency of this module: only this class uses
- * it). The publisher sends each record with {@link #send}, in a span of kind {@code PRODUCER}
+ * instance, with Micrometer Tracing (an optional dependency of this module: only this class and
+ * the ones it makes use it). The publisher sends each record with {@link #send}, in a span of kind {@code PRODUCER}
  * whose context the record carries (or, sending it itself, calls {@link #inject} for the current
  * span's); a {@link KafkaFeed} built with {@link KafkaFeed.Builder#tracing tracing(...)} hands
  * each record that carries a trace context to the waits inside a span of that trace, a child of
