@@ -26,8 +26,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(SharedBroker.class)
 class FeedDiscoveryTest {
 
+    /**
+     * The name is the one docs/reliability.md cites (from when the partitions were refreshed apart
+     * from the check): the next refresh is now the check of every second.
+     */
     @Test
-    void check_partitionAddedToTheTopic_isFoundAtTheNextSecondsCheckAndAnEventThereAnswersItsWait() {
+    void refresh_partitionAddedToTheTopic_isFoundAtTheNextRefreshAndAnEventThereAnswersItsWait() {
         String topic = SharedBroker.newTopic("grows-at-check", 1);
         ManualClock clock = new ManualClock();
         AtomicInteger answered = new AtomicInteger(); // the broker's answers about the topic's partitions
