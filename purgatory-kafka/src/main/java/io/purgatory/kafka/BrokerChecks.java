@@ -9,75 +9,63 @@ import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The feed's questions to the broker, asked without blocking its thread: every second a check
- * that the broker answers (the end offsets of the partitions read, or the topic's partitions while
- * none is read), and every refresh interval the topic's partitions (F6). The answers feed the
- * readiness (F5), the lag and the partitions to position. Used by the feed's thread only.
+ * The feed's questions to the broker, asked without blocking its thread: every second one check,
+ * the topic's partitions and their end offsets (F6). The answers feed the readiness (F5), the
+ * partitions to position and the lag. Used by the feed's thread only.
  */
 final class BrokerChecks {
 
     static final long CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    /** The broker's answer to a check: the topic's partitions (none: it does not exist) and their end offsets. */
+    private record Answer(Set<TopicPartition> partitions, Map<TopicPartition, Long> ends) {
+    }
+
     private final TopicAdmin admin;
     private final String name;
     private final String topic;
-    private final long refreshNanos;
     private final FeedHealth health;
     private final LagTracker lag;
+    private final Positioner positioner;
     private final FeedErrors errors;
     private final TopicSpec create;
-    private CompletableFuture<Set<TopicPartition>> describe;
-    private CompletableFuture<Map<TopicPartition, Long>> ends;
+    private CompletableFuture<Answer> check;
     private CompletableFuture<Void> creation;
-    private long describeAtNanos;
-    private long endsAtNanos;
+    private long checkAtNanos;
     private boolean described;
     private boolean missing;
     private boolean warnedMissing;
-    private Set<TopicPartition> found;
 
     /** The partitions and replication factor of a topic to create if it is missing. */
     record TopicSpec(int partitions, short replicationFactor) {
     }
 
-    BrokerChecks(TopicAdmin admin, String name, String topic, long refreshNanos, FeedHealth health, LagTracker lag,
-                 FeedErrors errors, TopicSpec create, long nowNanos) {
+    BrokerChecks(TopicAdmin admin, String name, String topic, FeedHealth health, LagTracker lag,
+                 Positioner positioner, FeedErrors errors, TopicSpec create, long nowNanos) {
         this.admin = admin;
         this.name = name;
         this.topic = topic;
-        this.refreshNanos = refreshNanos;
         this.health = health;
         this.lag = lag;
+        this.positioner = positioner;
         this.errors = errors;
         this.create = create;
-        this.describeAtNanos = nowNanos;
-        this.endsAtNanos = nowNanos;
+        this.checkAtNanos = nowNanos;
     }
 
     /**
-     * Takes the answers that came and sends the checks that are due, given the partitions the
+     * Takes the answers that came and sends the check when it is due, given the partitions the
      * consumer reads (its assignment) and their positions.
      */
     void service(long nowNanos, Set<TopicPartition> assigned, Function<TopicPartition, OptionalLong> position) {
-        takeDescribe(nowNanos, assigned.isEmpty());
-        takeEnds(nowNanos, assigned, position);
+        takeCheck(nowNanos, assigned, position);
         takeCreation(nowNanos);
-        if (describe == null && nowNanos - describeAtNanos >= 0) {
-            // (F6) asked of the broker, not of a metadata cache; every second while no partition is read (F5)
-            describe = admin.partitions(topic);
-            describeAtNanos = nowNanos + (assigned.isEmpty() ? Math.min(CHECK_NANOS, refreshNanos) : refreshNanos);
+        if (check == null && nowNanos - checkAtNanos >= 0) {
+            check = admin.partitions(topic).thenCompose(partitions -> partitions.isEmpty()
+                    ? CompletableFuture.completedFuture(new Answer(partitions, Map.of()))
+                    : admin.endOffsets(partitions).thenApply(ends -> new Answer(partitions, ends)));
+            checkAtNanos = nowNanos + CHECK_NANOS;
         }
-        if (ends == null && !assigned.isEmpty() && nowNanos - endsAtNanos >= 0) {
-            ends = admin.endOffsets(assigned); // (F5) the check of every second
-            endsAtNanos = nowNanos + CHECK_NANOS;
-        }
-    }
-
-    /** The topic's partitions the broker told since the last call, or null if it told none. */
-    Set<TopicPartition> takeFound() {
-        Set<TopicPartition> partitions = found;
-        found = null;
-        return partitions;
     }
 
     /** Whether the broker has told the topic's partitions (or that it is missing) at least once. */
@@ -90,28 +78,41 @@ final class BrokerChecks {
         return missing;
     }
 
-    private void takeDescribe(long nowNanos, boolean nothingRead) {
-        if (describe == null || !describe.isDone()) {
+    private void takeCheck(long nowNanos, Set<TopicPartition> assigned,
+                           Function<TopicPartition, OptionalLong> position) {
+        if (check == null || !check.isDone()) {
             return;
         }
-        CompletableFuture<Set<TopicPartition>> answered = describe;
-        describe = null;
-        Set<TopicPartition> partitions;
+        CompletableFuture<Answer> answered = check;
+        check = null;
+        Answer answer;
         try {
-            partitions = answered.join();
+            answer = answered.join();
         } catch (RuntimeException e) {
-            errors.consumer("could not look up the partitions of topic " + topic + "; it asks again later", e);
+            errors.consumer("could not check the partitions and end offsets of topic " + topic
+                    + "; it checks again every second", e);
             return;
         }
+        health.answered(nowNanos); // (F5)
         described = true;
-        missing = partitions.isEmpty();
-        if (nothingRead) {
-            health.answered(nowNanos); // the check of every second while no partition is read (F5)
-        }
-        if (!missing) {
-            found = partitions;
+        missing = answer.partitions().isEmpty();
+        if (missing) {
+            createOrWarn();
             return;
         }
+        positioner.found(answer.partitions()); // (F6) those not read yet are pending: the feed is not ready
+        answer.ends().forEach((partition, end) -> {
+            if (assigned.contains(partition)) { // not one repositioned since the check was sent
+                OptionalLong at = position.apply(partition);
+                if (at.isPresent()) {
+                    lag.lag(partition, end - at.getAsLong());
+                }
+            }
+        });
+    }
+
+    /** The broker says the topic does not exist: create it, or say so once. */
+    private void createOrWarn() {
         if (create != null) {
             if (creation == null) {
                 creation = admin.createTopic(topic, create.partitions(), create.replicationFactor());
@@ -120,31 +121,6 @@ final class BrokerChecks {
             FeedLoop.LOG.warn("Feed '{}': topic {} does not exist; the feed looks for it every second", name, topic);
             warnedMissing = true;
         }
-    }
-
-    private void takeEnds(long nowNanos, Set<TopicPartition> assigned,
-                          Function<TopicPartition, OptionalLong> position) {
-        if (ends == null || !ends.isDone()) {
-            return;
-        }
-        CompletableFuture<Map<TopicPartition, Long>> answered = ends;
-        ends = null;
-        Map<TopicPartition, Long> offsets;
-        try {
-            offsets = answered.join();
-        } catch (RuntimeException e) {
-            errors.consumer("could not check the end offsets of topic " + topic + "; it checks again every second", e);
-            return;
-        }
-        health.answered(nowNanos);
-        offsets.forEach((partition, end) -> {
-            if (assigned.contains(partition)) { // not one repositioned since the check was sent
-                OptionalLong at = position.apply(partition);
-                if (at.isPresent()) {
-                    lag.lag(partition, end - at.getAsLong());
-                }
-            }
-        });
     }
 
     private void takeCreation(long nowNanos) {
@@ -162,7 +138,7 @@ final class BrokerChecks {
         }
         FeedLoop.LOG.info("Feed '{}': topic {} created ({} partitions, replication {}), or found created", name,
                 topic, create.partitions(), create.replicationFactor());
-        describeAtNanos = nowNanos; // look at it at once
+        checkAtNanos = nowNanos; // look at it at once
     }
 
 }

@@ -28,7 +28,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 record FeedConfig<K, V>(KeyedWaits<K, V> waits, String topic, String name, Map<String, Object> consumerProperties,
                         Function<? super ConsumerRecord<byte[], byte[]>, ? extends K> keyOf,
                         Function<? super ConsumerRecord<byte[], byte[]>, ? extends V> valueOf,
-                        Duration readBack, Duration lagThreshold, Duration refreshInterval, boolean closeWaits,
+                        Duration readBack, Duration lagThreshold, boolean closeWaits,
                         BrokerChecks.TopicSpec createTopic, FeedEnvironment env, RecordTracing tracing) {
 
     /** The properties the feed sets itself, whatever the user gives: the user may not set them. */
@@ -48,7 +48,6 @@ record FeedConfig<K, V>(KeyedWaits<K, V> waits, String topic, String name, Map<S
         Objects.requireNonNull(valueOf, "value");
         Objects.requireNonNull(readBack, "readBack");
         Objects.requireNonNull(lagThreshold, "lagThreshold");
-        Objects.requireNonNull(refreshInterval, "refreshInterval");
         Objects.requireNonNull(env, "env");
     }
 

@@ -18,18 +18,21 @@ final class FeedHealth {
      *      BEAT_NANOS) and the broker's last answer to a check (sent every second). A reader that
      *      finds either older than MAX_SILENCE sees STALLED or UNREACHABLE, so READY turns within
      *      MAX_SILENCE of the last sign of life even while the thread is blocked and publishes
-     *      nothing. The lag is known only in the phases READING_BACK and READY, and only while
-     *      the broker answers: otherwise it reads as unknown (-1), never as a stale 0.
+     *      nothing. The lag is known only in the phases READING_BACK and READY, only while the
+     *      broker answers, and only once a poll has measured it since the last partition joined
+     *      the assignment (LagTracker): otherwise it reads as unknown (-1), never as a stale 0.
      */
 
     static final long MAX_SILENCE_NANOS = TimeUnit.MILLISECONDS.toNanos(KafkaFeed.MAX_SILENCE.toMillis());
+    /** A lag not measured yet: -1 in the stats, NaN on the gauges. */
+    static final long UNKNOWN = -1;
 
     private volatile FeedState phase = FeedState.NEW;
     private volatile long beatNanos;
     private volatile long answeredNanos;
     private volatile int partitions;
-    private volatile long lag;
-    private volatile long maxPartitionLag;
+    private volatile long lag = UNKNOWN;
+    private volatile long maxPartitionLag = UNKNOWN;
     // behindSinceNanos is written before behind is set, and read after it: a reader that sees
     // behind sees the time it began.
     private volatile long behindSinceNanos;
@@ -71,7 +74,10 @@ final class FeedHealth {
         partitions = count;
     }
 
-    /** The lag now: {@code total} records behind the end offsets, at most {@code max} on one partition. */
+    /**
+     * The lag now: {@code total} records behind the end offsets, at most {@code max} on one
+     * partition; {@link #UNKNOWN} for both while it is not measured.
+     */
     void lag(long total, long max) {
         lag = total;
         maxPartitionLag = max;
@@ -126,14 +132,14 @@ final class FeedHealth {
         return behind && nowNanos - behindSinceNanos >= thresholdNanos;
     }
 
-    /** The records behind the end of the topic, or -1 while the feed cannot know them (F5). */
+    /** The records behind the end of the topic, or {@link #UNKNOWN} while the feed cannot know them (F5). */
     long lagRecords(long nowNanos) {
-        return lagKnown(nowNanos) ? lag : -1;
+        return lagKnown(nowNanos) ? lag : UNKNOWN;
     }
 
-    /** The records behind on the most behind partition, or -1 while the feed cannot know them. */
+    /** The records behind on the most behind partition, or {@link #UNKNOWN} while the feed cannot know them. */
     long maxPartitionLagRecords(long nowNanos) {
-        return lagKnown(nowNanos) ? maxPartitionLag : -1;
+        return lagKnown(nowNanos) ? maxPartitionLag : UNKNOWN;
     }
 
     int partitionCount() {

@@ -4,12 +4,10 @@ import io.purgatory.KeyedWaits;
 import io.purgatory.timer.Clock;
 import java.time.Duration;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -58,9 +56,12 @@ final class FeedLoop<K, V> implements Runnable {
      *      consumer error, retried after the backoff.
      *
      * Readiness (F5) is FeedHealth's: this loop publishes the phase and the signs of life it reads.
-     * (F6) New partitions are asked of the broker (Admin describeTopics), not of the consumer's
-     *      metadata cache, which refreshes on its own schedule: a partition added to the topic is
-     *      found within one refresh interval plus a round trip, and read from its first record.
+     * (F6) The topic's partitions are asked of the broker (Admin describeTopics) at the check of
+     *      every second, with their end offsets, not of the consumer's metadata cache, which
+     *      refreshes on its own schedule: a partition added to the topic is found within a second
+     *      plus a round trip, is pending (so the feed is not ready, F5) from the moment the answer
+     *      is taken, between two records too, until it is positioned (F3), and is read from its
+     *      first record.
      */
 
     static final Logger LOG = LoggerFactory.getLogger(KafkaFeed.class);
@@ -81,7 +82,6 @@ final class FeedLoop<K, V> implements Runnable {
     private final RecordTracing tracing;
     private final Clock clock;
     private final LongSupplier wallClockMs;
-    private final long fromTimestampMs;
     private final long readBackMs;
     private final Duration pollTimeout;
     private final Duration retryBackoff;
@@ -108,14 +108,14 @@ final class FeedLoop<K, V> implements Runnable {
         this.tracing = config.tracing();
         this.wallClockMs = env.wallClockMs();
         this.readBackMs = config.readBack().toMillis();
-        this.fromTimestampMs = Math.max(0, wallClockMs.getAsLong() - readBackMs);
         this.pollTimeout = env.pollTimeout();
         this.retryBackoff = env.retryBackoff();
         long now = clock.nanoTime();
         this.lag = new LagTracker(health, now);
-        this.checks = new BrokerChecks(admin, name, config.topic(), config.refreshInterval().toNanos(), health, lag,
-                errors, config.createTopic(), now);
-        this.positioner = new Positioner(consumer, admin, lag, errors, retryBackoff.toNanos());
+        this.positioner = new Positioner(consumer, admin, lag, errors, retryBackoff.toNanos(),
+                Math.max(0, wallClockMs.getAsLong() - readBackMs));
+        this.checks = new BrokerChecks(admin, name, config.topic(), health, lag, positioner, errors,
+                config.createTopic(), now);
     }
 
     /** Asks the loop to end; the consumer's wakeup() breaks a poll under way. Any thread. */
@@ -155,10 +155,6 @@ final class FeedLoop<K, V> implements Runnable {
     void step() {
         long now = clock.nanoTime();
         service(now);
-        Set<TopicPartition> found = checks.takeFound();
-        if (found != null) {
-            positioner.found(found, fromTimestampMs);
-        }
         positioner.step(now);
         publishPhase();
         if (consumer.assignment().isEmpty()) {
@@ -237,10 +233,17 @@ final class FeedLoop<K, V> implements Runnable {
         }
     }
 
-    /** Between records: {@link #service} at most every BEAT_NANOS, so a long batch still shows progress (F5). */
+    /**
+     * Between records: {@link #service} at most every BEAT_NANOS, so a long batch still shows
+     * progress and takes the broker's answers (F5), and the phase they change: a partition the check
+     * just found is unread, so the feed is not ready from the next record on (F6). A read-back that
+     * ends within the batch may turn the feed ready before the batch's last records are handed over:
+     * an event published now still comes after them.
+     */
     private void between(long now) {
         if (now - servicedNanos >= BEAT_NANOS) {
             service(now);
+            publishPhase();
         }
     }
 
@@ -289,16 +292,17 @@ final class FeedLoop<K, V> implements Runnable {
         }
     }
 
+    /** Closes both clients, each whatever the other's close throws (a consumer interceptor's close is user code). */
     private void closeClients() {
         try {
-            consumer.close(CloseOptions.timeout(Duration.ZERO)); // no group, nothing to commit
-        } catch (RuntimeException e) {
-            LOG.debug("Feed '{}': closing the consumer failed", name, e);
+            KafkaClients.closeNow(consumer); // (F9) no group, nothing to commit
+        } catch (Throwable e) {
+            LOG.warn("Feed '{}': closing the consumer failed", name, e);
         }
         try {
             admin.close();
-        } catch (RuntimeException e) {
-            LOG.debug("Feed '{}': closing the admin client failed", name, e);
+        } catch (Throwable e) {
+            LOG.warn("Feed '{}': closing the admin client failed", name, e);
         }
     }
 }

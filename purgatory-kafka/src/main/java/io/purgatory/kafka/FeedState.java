@@ -34,7 +34,10 @@ public enum FeedState {
      */
     STALLED,
 
-    /** The topic's partitions are known, and the offsets to read some of them from are being looked up. */
+    /**
+     * The topic's partitions are known, and the offsets to read some of them from are being looked
+     * up: on start, and from the check that finds a partition added to the topic until it is read.
+     */
     POSITIONING,
 
     /**

@@ -18,8 +18,9 @@ package io.purgatory.kafka;
  *        offsets out of range...); the feed retries after each
  * @param partitions partitions of the topic the feed reads (positioned)
  * @param lag records behind the end of the topic, summed over the partitions, as of the last fetch
- *        or check; -1 while the feed cannot know it (not {@link FeedState#READY} nor
- *        {@link FeedState#READING_BACK})
+ *        or check; -1 while the feed cannot know it: not {@link FeedState#READY} nor
+ *        {@link FeedState#READING_BACK}, or a partition joined the partitions read (on start, added
+ *        to the topic, positioned again) and no poll has measured the lag since
  * @param maxPartitionLag the largest lag of one partition; -1 as {@code lag}
  * @param lagging the lag signal ({@link KafkaFeed#isLagging()})
  * @param state the readiness, with its reason ({@link KafkaFeed#state()})

@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,21 +41,23 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * so an event published just before this instance started, or just before its wait, still
  * answers a wait registered within the window. Afterwards it reads every record once, in order per
  * partition, and resumes where it was after a broker restart or an error. Partitions added to the
- * topic are found within {@link Builder#refreshInterval} and read from their start.
+ * topic are found at the feed's next check of the broker (every second) and read from their start.
  *
- * <p><b>Says when it is deaf.</b> {@link #isReady()} holds only while every partition is read,
- * the read-back is done and the broker answers; {@link #state()} says why not (topic missing,
- * broker unreachable...). It turns within 3.5 s of the broker's last answer: {@link #MAX_SILENCE},
- * plus at most one poll (0.5 s) before the feed takes an answer.
+ * <p><b>Says when it is deaf.</b> {@link #isReady()} holds only while every partition is read
+ * (every partition the broker told at its last check: the feed checks every second), the read-back
+ * is done and the broker answers; {@link #state()} says why not (topic missing, a partition not
+ * read yet, broker unreachable...). It turns within 3.5 s of the broker's last answer:
+ * {@link #MAX_SILENCE}, plus at most one poll (0.5 s) before the feed takes an answer.
  *
  * <p><b>Errors never stop it.</b> Whatever a mapping function or {@code complete} throws (an
  * {@code Error} too) costs its record only (counted, logged at most every 10 s); a broker that is
  * down is retried. Records are read as bytes and mapped by your functions, so a record that cannot
  * be decoded is a counted mapping error, never a poison pill.
  *
- * <p><b>Traces across instances.</b> Publish with {@link KafkaTracing#inject} and build the feed
- * with {@link Builder#tracing}: each record is handed over inside a span of the publisher's trace,
- * current while the waits it answers end (Micrometer Tracing, needed only then).
+ * <p><b>Traces across instances.</b> Publish with {@link KafkaTracing#send} (or
+ * {@link KafkaTracing#inject}) and build the feed with {@link Builder#tracing}: each record is
+ * handed over inside a span of the publisher's trace, current while the waits it answers end
+ * (Micrometer Tracing, needed only then).
  *
  * <p><b>Shutdown order.</b> Close the feed before the waits. With {@link Builder#closeWaits
  * closeWaits(true)} its {@link #close()} does both, in that order. Closing the waits first is
@@ -132,7 +133,11 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
             try {
                 admin = env.adminFactory().apply(consumerConfig, env.apiTimeout());
             } catch (RuntimeException e) {
-                consumer.close(CloseOptions.timeout(Duration.ZERO));
+                try {
+                    KafkaClients.closeNow(consumer);
+                } catch (Throwable closeFailed) { // a consumer interceptor's close is user code
+                    e.addSuppressed(closeFailed);
+                }
                 throw e;
             }
             health.started(env.clock().nanoTime());
@@ -157,10 +162,12 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
     /**
      * The readiness signal, for a health check: true only while every partition of the topic is
-     * read, the window is read back, and the broker answers the feed's checks. False while the
-     * topic is missing, while the broker has answered no check for {@link #MAX_SILENCE} (down,
-     * unreachable; the feed takes an answer at most one poll, 0.5 s, after it came), while the
-     * feed's thread is blocked for as long, before start and after close.
+     * read (as the broker told them at its last check, every second), the window is read back, and
+     * the broker answers the feed's checks. False while the topic is missing, from the check that
+     * finds a partition added to the topic until the feed reads it, while the broker has answered
+     * no check for {@link #MAX_SILENCE} (down, unreachable; the feed takes an answer at most one
+     * poll, 0.5 s, after it came), while the feed's thread is blocked for as long, before start
+     * and after close.
      * {@link #state()} says why. A ready feed may still be behind: see {@link #isLagging()}.
      */
     public boolean isReady() {
@@ -261,7 +268,6 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
         private String name;
         private Duration readBack;
         private Duration lagThreshold = Duration.ofSeconds(10);
-        private Duration refreshInterval = Duration.ofSeconds(10);
         private boolean closeWaits;
         private BrokerChecks.TopicSpec createTopic;
         private KafkaTracing tracing;
@@ -356,19 +362,6 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
         }
 
         /**
-         * How often the feed asks the broker for the topic's partitions (default 10 s): a partition
-         * added to the topic is found within this interval (and a round trip) and read from its
-         * first record. The broker's liveness is checked every second regardless.
-         *
-         * @throws IllegalArgumentException if {@code interval} is not 1 ms to 24 days
-         */
-        public Builder<K, V> refreshInterval(Duration interval) {
-            this.refreshInterval = FeedConfig.checkDuration("refreshInterval", interval, Duration.ofMillis(1),
-                    Duration.ofDays(24));
-            return this;
-        }
-
-        /**
          * Creates the topic, with {@code partitions} partitions and {@code replicationFactor}
          * replicas, when the broker says it does not exist (default: never; the feed waits for it).
          * A topic another instance created first is taken as it is.
@@ -388,9 +381,10 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
 
         /**
          * Hands each record that carries a trace context (put there by the publisher's
-         * {@link KafkaTracing#inject}) to the waits inside a span of its trace: a child of the
-         * publisher's span, current while the waits it answers end, so their observer can link to
-         * it (see {@link KafkaTracing}). Default: no tracing, and no Micrometer Tracing needed.
+         * {@link KafkaTracing#send} or {@link KafkaTracing#inject}) to the waits inside a span of
+         * its trace: a child of the publisher's span, current while the waits it answers end, so
+         * their observer can link to it (see {@link KafkaTracing}). Default: no tracing, and no
+         * Micrometer Tracing needed.
          */
         public Builder<K, V> tracing(KafkaTracing tracing) {
             this.tracing = Objects.requireNonNull(tracing, "tracing");
@@ -419,7 +413,7 @@ public final class KafkaFeed<K, V> implements AutoCloseable {
                     apiTimeout, retryBackoff);
             String feedName = name != null ? name : waits.name();
             return new KafkaFeed<>(new FeedConfig<>(waits, topic, feedName, consumerProperties, keyOf, valueOf,
-                    readBack, lagThreshold, refreshInterval, closeWaits, createTopic, env,
+                    readBack, lagThreshold, closeWaits, createTopic, env,
                     tracing == null ? null : tracing.forFeed(feedName, topic)));
         }
 

@@ -27,7 +27,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code purgatory.feed.ready}: 1 while {@link KafkaFeed#isReady()}, else 0 (a gauge);</li>
  *   <li>{@code purgatory.feed.lag} and {@code purgatory.feed.lag.max}: records behind the end of
  *       the topic, summed and on the most behind partition (gauges); NaN while the feed cannot
- *       know them (not ready nor reading back: the broker silent, the topic missing...);</li>
+ *       know them (not ready nor reading back: the broker silent, the topic missing...; or a
+ *       partition joined the partitions read and no poll has measured the lag since);</li>
  *   <li>{@code purgatory.feed.lagging}: 1 while {@link KafkaFeed#isLagging()}, else 0;</li>
  *   <li>{@code purgatory.feed.partitions}: partitions read.</li>
  * </ul>

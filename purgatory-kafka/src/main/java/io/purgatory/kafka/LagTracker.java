@@ -31,6 +31,16 @@ final class LagTracker {
         lags.put(partition, Math.max(0, records));
     }
 
+    /**
+     * {@code partition} joins the partitions read, {@code records} behind its end offset as its
+     * lookup saw it. The lag published so far left it out, so it is unknown until the next
+     * {@link #update}, after the next poll (F5).
+     */
+    void positioned(TopicPartition partition, long records) {
+        lag(partition, records);
+        health.lag(FeedHealth.UNKNOWN, FeedHealth.UNKNOWN);
+    }
+
     /** Forgets {@code partition}, positioned again: its lag and its target come with its next position. */
     void forget(TopicPartition partition) {
         lags.remove(partition);

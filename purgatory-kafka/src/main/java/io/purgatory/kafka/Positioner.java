@@ -29,27 +29,33 @@ final class Positioner {
     private final LagTracker lag;
     private final FeedErrors errors;
     private final long retryNanos;
+    private final long foundFromMs;
     private final Map<TopicPartition, Long> pending = new HashMap<>(); // partition -> read from this time (ms)
     private final Map<TopicPartition, Long> readBackEnds = new HashMap<>();
     private CompletableFuture<Map<TopicPartition, Start>> lookup;
     private Set<TopicPartition> lookingUp = Set.of();
     private long retryAtNanos;
 
+    /**
+     * A positioner that reads the partitions it is told of from {@code foundFromMs} on (the feed's
+     * start minus its read-back: a partition added later is read from its first record).
+     */
     Positioner(Consumer<byte[], byte[]> consumer, TopicAdmin admin, LagTracker lag, FeedErrors errors,
-               long retryNanos) {
+               long retryNanos, long foundFromMs) {
         this.consumer = consumer;
         this.admin = admin;
         this.lag = lag;
         this.errors = errors;
         this.retryNanos = retryNanos;
+        this.foundFromMs = foundFromMs;
     }
 
-    /** Partitions of the topic; those neither read nor pending yet are read from {@code timestampMs} on. */
-    void found(Collection<TopicPartition> partitions, long timestampMs) {
+    /** The topic's partitions, as the broker told them: those neither read nor pending yet become pending. */
+    void found(Collection<TopicPartition> partitions) {
         Set<TopicPartition> assigned = consumer.assignment();
         for (TopicPartition partition : partitions) {
             if (!assigned.contains(partition)) {
-                pending.putIfAbsent(partition, timestampMs);
+                pending.putIfAbsent(partition, foundFromMs);
             }
         }
     }
@@ -156,7 +162,7 @@ final class Positioner {
         }
         starts.forEach((partition, start) -> {
             pending.remove(partition);
-            lag.lag(partition, start.end() - start.offset());
+            lag.positioned(partition, start.end() - start.offset());
             if (start.offset() < start.end()) {
                 readBackEnds.put(partition, start.end());
             }

@@ -8,8 +8,8 @@
  *   <li>{@link FeedState}: where a feed stands, and why it is not ready.
  *   <li>{@link FeedStats}: a snapshot of a feed's numbers.
  *   <li>{@link KafkaFeedMetrics}: binds a feed's numbers to Micrometer.
- *   <li>{@link KafkaTracing}: carries an event's trace from its publisher to the waits it answers
- *       (Micrometer Tracing, optional).
+ *   <li>{@link KafkaTracing}: carries an event's trace from its publisher (a span for its send) to
+ *       the waits it answers (Micrometer Tracing, optional).
  * </ul>
  */
 package io.purgatory.kafka;

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -43,6 +44,9 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
     private final Queue<Throwable> pollFailures = new ArrayDeque<>(); // guarded by this
     private boolean exists; // guarded by this
     private boolean down; // guarded by this
+    private volatile Runnable beforePoll = () -> { };
+    private volatile Throwable closeFailure;
+    private volatile boolean adminClosed;
     private final FakeAdmin admin = new FakeAdmin();
 
     /** A feed of {@code waits} on this broker's topic: string keys and values, short retries. */
@@ -107,7 +111,7 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
         down = isDown;
     }
 
-    /** The next lookup of end offsets fails with {@code error}. */
+    /** The next lookup of the offsets of a time (the positioning's) fails with {@code error}. */
     synchronized void failNextLookup(Throwable error) {
         lookupFailures.add(error);
     }
@@ -129,9 +133,36 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
         handed.put(partition, offset);
     }
 
+    /** The consumer's close throws {@code error} (after closing), as a consumer interceptor's close may. */
+    void failClose(Throwable error) {
+        closeFailure = error;
+    }
+
+    /** Whether the feed closed its admin client. */
+    boolean adminClosed() {
+        return adminClosed;
+    }
+
+    @Override
+    public void close(CloseOptions options) {
+        super.close(options);
+        Throwable failure = closeFailure;
+        if (failure instanceof Error error) {
+            throw error;
+        } else if (failure != null) {
+            throw (RuntimeException) failure;
+        }
+    }
+
+    /** Runs {@code hook} on the feed's thread at the start of each poll: what the feed shows while it polls. */
+    void beforePoll(Runnable hook) {
+        beforePoll = hook;
+    }
+
     @Override
     @SuppressWarnings("UnsynchronizedOverridesSynchronized") // the idle park must not hold the lock
     public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+        beforePoll.run();
         ConsumerRecords<byte[], byte[]> records = handOverAndPoll(timeout);
         if (records.isEmpty()) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
@@ -189,10 +220,6 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
         @Override
         public CompletableFuture<Map<TopicPartition, Long>> endOffsets(Collection<TopicPartition> partitions) {
             synchronized (FakeBroker.this) {
-                Throwable failure = lookupFailures.poll();
-                if (failure != null) {
-                    return CompletableFuture.failedFuture(failure);
-                }
                 if (down) {
                     return CompletableFuture.failedFuture(new TimeoutException("down"));
                 }
@@ -205,6 +232,10 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
         @Override
         public CompletableFuture<Map<TopicPartition, Long>> offsetsForTimes(Map<TopicPartition, Long> timestampsMs) {
             synchronized (FakeBroker.this) {
+                Throwable failure = lookupFailures.poll();
+                if (failure != null) {
+                    return CompletableFuture.failedFuture(failure);
+                }
                 if (down) {
                     return CompletableFuture.failedFuture(new TimeoutException("down"));
                 }
@@ -234,7 +265,7 @@ final class FakeBroker extends MockConsumer<byte[], byte[]> {
 
         @Override
         public void close() {
-            // nothing held
+            adminClosed = true;
         }
     }
 }

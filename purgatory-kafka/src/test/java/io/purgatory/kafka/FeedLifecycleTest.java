@@ -121,10 +121,9 @@ class FeedLifecycleTest {
     }
 
     @Test
-    void refresh_partitionsAddedToTheTopic_areFoundAndReadFromTheirStart() {
+    void check_partitionsAddedToTheTopic_areFoundAndReadFromTheirStart() {
         String topic = SharedBroker.newTopic("grows", 1);
-        try (Instance a = Instance.start("a", topic, WINDOW, null,
-                feed -> feed.refreshInterval(Duration.ofMillis(200)));
+        try (Instance a = Instance.start("a", topic, WINDOW, null);
              Instance b = Instance.start("b", topic, WINDOW, null)) {
             b.publish("order-0", "paid-0");
             a.awaitCaughtUp(1);
@@ -149,8 +148,8 @@ class FeedLifecycleTest {
         String topic = "later-" + System.nanoTime();
         try (LogCapture log = new LogCapture(KafkaFeed.class)) {
             KeyedWaits<String, String> waits = KeyedWaits.builder("later").retainEvents(WINDOW, 100).build();
-            try (KafkaFeed<String, String> feed = feed(waits, topic).refreshInterval(Duration.ofMillis(100))
-                    .closeWaits(true).build().start()) {
+            try (KafkaFeed<String, String> feed = feed(waits, topic).closeWaits(true).build()
+                    .start()) {
                 CompletableFuture<String> wait = waits.await("order-1", Duration.ofSeconds(60));
                 Eventually.await("the missing topic is reported", () -> !log.events().isEmpty());
                 assertThat(feed.stats().partitions()).isZero();

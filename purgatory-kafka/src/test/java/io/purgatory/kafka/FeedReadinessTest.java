@@ -51,6 +51,7 @@ class FeedReadinessTest {
             SharedBroker.broker().createTopic(topic, 2);
             Eventually.await("ready", feed::isReady);
             assertThat(registry.get("purgatory.feed.ready").gauge().value()).isEqualTo(1);
+            Eventually.await("the lag measured by a poll", () -> feed.stats().lag() == 0); // unknown until then
             assertThat(registry.get("purgatory.feed.lag").gauge().value()).isZero();
             assertThat(feed.stats().partitions()).isEqualTo(2);
             assertAnswered(waits, topic, "order-1");

@@ -41,9 +41,6 @@ class FeedUnitTest {
         assertThatThrownBy(() -> b.readBack(Duration.ofDays(40_000))).hasMessageContaining("readBack")
                 .hasMessageContaining("PT960000H");
         assertThatThrownBy(() -> b.lagThreshold(Duration.ofMillis(-1))).hasMessageContaining("lagThreshold");
-        assertThatThrownBy(() -> b.refreshInterval(Duration.ZERO)).hasMessageContaining("refreshInterval");
-        assertThatThrownBy(() -> b.refreshInterval(Duration.ofDays(25))).hasMessageContaining("refreshInterval")
-                .hasMessageContaining("PT600H");
         assertThatThrownBy(() -> b.lagThreshold(Duration.ofDays(365))).hasMessageContaining("lagThreshold")
                 .hasMessageContaining("PT8760H");
         assertThatThrownBy(() -> b.name(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("name");

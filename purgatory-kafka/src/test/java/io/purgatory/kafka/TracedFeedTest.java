@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -110,6 +111,62 @@ class TracedFeedTest {
                 .isBetween(processOnA.getStartEpochNanos(), processOnA.getEndEpochNanos());
         Eventually.await("A counted its answer, B its event with no waiter", () -> feedA.stats().waitsAnswered() == 1
                 && feedB.stats().eventsNoWaiter() == 1); // counted once complete() returned
+    }
+
+    @Test
+    void aWaitOnA_answeredByAnEventSentOnBThroughKafkaTracingSend_showsPublishSendProcessAndTheWait()
+            throws Exception {
+        String topic = SharedBroker.newTopic("traced-send", 2);
+        a.feed(topic);
+        b.feed(topic);
+
+        Span request = a.tracer.nextSpan().name("GET /orders/42/payment").start();
+        CompletableFuture<String> paid;
+        Tracer.SpanInScope requestScope = a.tracer.withSpan(request);
+        try {
+            paid = a.waits.await("order-42", Duration.ofSeconds(60));
+        } finally {
+            requestScope.close();
+        }
+        Span publish = b.tracer.nextSpan().name("POST /orders/42/paid").start();
+        RecordMetadata sent;
+        Tracer.SpanInScope publishScope = b.tracer.withSpan(publish);
+        try (KafkaProducer<String, String> producer = Instance.producer()) {
+            sent = Instance.get(b.kafka.send(producer, new ProducerRecord<>(topic, "order-42", "PAID")));
+        } finally {
+            publishScope.close();
+            publish.end();
+        }
+        assertThat(paid.get(60, TimeUnit.SECONDS)).isEqualTo("PAID");
+        request.end();
+        Eventually.await("both feeds processed the record, and the send span ended", () ->
+                spans(s -> s.getKind() == SpanKind.CONSUMER).size() == 2
+                        && spans(s -> s.getKind() == SpanKind.PRODUCER).size() == 1);
+
+        SpanData requestSpan = one(s -> s.getName().equals("GET /orders/42/payment"));
+        SpanData publishSpan = one(s -> s.getName().equals("POST /orders/42/paid"));
+        SpanData sendSpan = one(s -> s.getKind() == SpanKind.PRODUCER);
+        SpanData processOnA = one(s -> s.getKind() == SpanKind.CONSUMER && "a".equals(feedOf(s)));
+        SpanData processOnB = one(s -> s.getKind() == SpanKind.CONSUMER && "b".equals(feedOf(s)));
+        SpanData waitSpan = one(s -> s.getName().equals("purgatory.wait a"));
+
+        assertThat(sendSpan.getName()).isEqualTo("send " + topic);
+        assertThat(ids(sendSpan.getParentSpanContext())).as("publish -> send")
+                .isEqualTo(ids(publishSpan.getSpanContext()));
+        assertThat(sendSpan.getAttributes().get(AttributeKey.stringKey("messaging.destination.partition.id")))
+                .isEqualTo(Integer.toString(sent.partition()));
+        assertThat(sendSpan.getAttributes().get(AttributeKey.longKey("messaging.kafka.offset")))
+                .isEqualTo(sent.offset());
+        assertThat(ids(processOnA.getParentSpanContext())).as("send -> process, on A")
+                .isEqualTo(ids(sendSpan.getSpanContext()));
+        assertThat(ids(processOnB.getParentSpanContext())).as("send -> process, on B")
+                .isEqualTo(ids(sendSpan.getSpanContext()));
+        assertThat(processOnA.getAttributes().get(AttributeKey.longKey("messaging.kafka.offset")))
+                .isEqualTo(sent.offset());
+        assertThat(ids(waitSpan.getParentSpanContext())).as("the wait is the request's")
+                .isEqualTo(ids(requestSpan.getSpanContext()));
+        assertThat(waitSpan.getLinks()).as("process -> the wait it answered, by a link")
+                .extracting(link -> ids(link.getSpanContext())).containsExactly(ids(processOnA.getSpanContext()));
     }
 
     @Test
