@@ -14,6 +14,7 @@ import java.util.List;
  * java -jar benchmarks.jar feed [--events N --pending N --rate R --seconds S]   (the Kafka feed, FeedBench)
  * java -jar benchmarks.jar settle [operations [threads [repetitions]]]   (the settle of an expiry alone, SettleCost)
  * java -jar benchmarks.jar vthreads [--waits N --rounds N]   (JDK 21+: virtual threads blocked on keyed waits)
+ * java -jar benchmarks.jar feed-rate [--rates R,... --seconds S --rounds N]   (two feeds on a local broker)
  * </pre>
  * {@code compare} runs in a child JVM with a fixed heap ({@value #HEAP}, so that the System.gc()
  * between runs cannot shrink the heap and leave the next run to regrow it), unless the heap was
@@ -38,6 +39,7 @@ public final class Main {
             case "jmh" -> org.openjdk.jmh.Main.main(rest);
             case "feed" -> System.exit(FeedBench.run(rest));
             case "vthreads" -> System.exit(vthreads(rest));
+            case "feed-rate" -> System.exit(FeedRateCommand.run(rest, System.out, System.err));
             case SettleCost.COMMAND -> System.exit(SettleCost.run(rest));
             case ColdExpirationWorkload.CHILD_COMMAND -> System.exit(ColdExpirationWorkload.child(rest));
             case BackgroundLoad.CHILD_COMMAND -> System.exit(BackgroundLoad.child(rest));
@@ -48,6 +50,7 @@ public final class Main {
                 System.err.println("       java -jar benchmarks.jar jmh [JMH options, e.g. -f 1 -wi 3 -i 5 -prof gc]");
                 System.err.println("       java -jar benchmarks.jar " + SettleCost.USAGE);
                 System.err.println("       java -jar benchmarks.jar " + VirtualThreadsWorkload.USAGE + "   (JDK 21+)");
+                System.err.println("       java -jar benchmarks.jar " + FeedRateCommand.USAGE);
                 System.exit(command.isEmpty() || command.equals("--help") ? 0 : 2);
             }
         }
