@@ -17,7 +17,13 @@ import java.util.Map;
  * {@value #P99_BOUND_MS} ms. A failed step runs once more (a shared machine has hiccups of its own),
  * and the capacity is the highest rate passed before a step fails twice; each step's p99 (the
  * retry's, if any) gets a row, and a note lists every round's ladder. Early expiries do not fail a
- * step (Kafka's timer fires up to a tick early by design): a row counts them over the ladder.
+ * step (Kafka's timer fires up to a tick early by design): a row counts them over the ladder. The
+ * step at {@value #TAIL_RATE} inserts/s (or the ladder's last) also gets its tails: p99.9, p99.99,
+ * the p99.99 of lateness over delay, and the share of expiries later than max(1 ms, 6.25% of the
+ * delay), with the bar that at most 0.01% are. Each round records the median over its steps of the
+ * bytes allocated per insert. The purgatory ladder runs a third participant without a column, the
+ * {@link AllocationFloor}, whose allocation per insert is set to ours' as measured in the same run
+ * ({@link #calibrateFloor}); a note gives its figures.
  */
 final class ExpiryCapacityWorkload extends Workload {
 
