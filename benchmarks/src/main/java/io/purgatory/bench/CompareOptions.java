@@ -27,7 +27,8 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
 
     static final String USAGE = "compare [--quick] [--rounds N]"
             + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold,scaling,fanout]"
-            + " [--impls ours,kafka,netty,jdk,floor,proto,timed_floor] [--rates R,... (expiration-capacity's ladder)]"
+            + " [--impls ours,kafka,netty,jdk,floor,proto,timed_floor,alloc_floor]"
+            + " [--rates R,... (expiration-capacity's ladder)]"
             + " [--threads N,... (scaling's thread counts)] [--skip id,...]"
             + " [--background-load N (busy threads beside the run)] [--background-own-session]";
 
