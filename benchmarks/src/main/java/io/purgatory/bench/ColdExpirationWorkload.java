@@ -86,9 +86,9 @@ final class ColdExpirationWorkload extends Workload {
         if (exit != 0) {
             throw new IllegalStateException("the " + CHILD_COMMAND + " child of " + impl.id() + " exited with " + exit);
         }
-        List<Metric> ours = List.of(INSERT_RATE, METRICS.p50(), METRICS.p99(), METRICS.p999(), METRICS.max(),
-                METRICS.min(), METRICS.lost(), METRICS.early(), METRICS.twice(), GC.count(), GC.totalMs(),
-                GC.longestMs());
+        List<Metric> ours = new ArrayList<>(List.of(INSERT_RATE));
+        ours.addAll(METRICS.all());
+        ours.addAll(List.of(GC.count(), GC.totalMs(), GC.longestMs()));
         for (Metric metric : ours) {
             Double value = values.get(metric.name());
             if (value == null) {

@@ -35,7 +35,7 @@ public final class Compare {
                 new ColdExpirationWorkload(),
                 new MemoryWorkload(results), new ChurnWorkload(), PerfWorkload.lowTimeout(),
                 PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload(), new KeyedWaitsWorkload(results),
-                new ScalingWorkload());
+                new ScalingWorkload(), FanOutWorkload.purgatory(), FanOutWorkload.keyedWaits());
     }
 
     /** Runs the comparison; returns the report as markdown. */

@@ -26,8 +26,9 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
                              boolean backgroundOwnSession) {
 
     static final String USAGE = "compare [--quick] [--rounds N]"
-            + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold]"
-            + " [--impls ours,kafka,netty,jdk,floor,proto,timed_floor] [--rates R,... (expiration-capacity's ladder)]"
+            + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold,scaling,fanout]"
+            + " [--impls ours,kafka,netty,jdk,floor,proto,timed_floor,alloc_floor]"
+            + " [--rates R,... (expiration-capacity's ladder)]"
             + " [--threads N,... (scaling's thread counts)] [--skip id,...]"
             + " [--background-load N (busy threads beside the run)] [--background-own-session]";
 

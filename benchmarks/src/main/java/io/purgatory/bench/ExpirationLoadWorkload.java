@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -92,14 +93,7 @@ final class ExpirationLoadWorkload extends Workload {
                 sizes.expirationLoadMaxOps(), sizes, backPressure);
         recorder.record(insertRate, run.insertRate());
         LatenessTracker.Summary s = run.lateness();
-        recorder.record(lateness.p50(), s.p50Ms());
-        recorder.record(lateness.p99(), s.p99Ms());
-        recorder.record(lateness.p999(), s.p999Ms());
-        recorder.record(lateness.max(), s.maxMs());
-        recorder.record(lateness.min(), s.minMs());
-        recorder.record(lateness.lost(), s.lost());
-        recorder.record(lateness.early(), s.early());
-        recorder.record(lateness.twice(), s.twice());
+        lateness.record(s, recorder);
         recorder.record(due, s.count());
         recorder.record(backlog, run.backlogPeak().ops());
         recorder.record(insertCpu, run.insertCpuNanos());
@@ -136,6 +130,7 @@ final class ExpirationLoadWorkload extends Workload {
             int capacity = tracker.size();
             int n = 0;
             ExpiryBacklog sampler = new ExpiryBacklog(tracker, 2 * millis + waitMs);
+            Map<Long, Long> allocated0 = Probe.allocatedBytesByThread();
             ThreadCpu cpu0 = new ThreadCpu();
             long t0 = System.nanoTime();
             long end = t0 + TimeUnit.MILLISECONDS.toNanos(millis);
@@ -153,12 +148,13 @@ final class ExpirationLoadWorkload extends Workload {
             long t1 = System.nanoTime();
             int fired = tracker.awaitFirst(n, waitMs);
             ThreadCpu.Split cpu = cpu0.since(target.driverThread(), name);
+            long allocated = Probe.allocatedBetween(allocated0, Probe.allocatedBytesByThread());
             ExpiryBacklog.Peak peak = sampler.stop(n, t0);
             long[] waited = target.backPressureWaits();
             return new LoadRun(impl, opsPerSecond, n, n == capacity, t1 - t0, fired,
                     tracker.summarize(n, Long.MIN_VALUE, t1), tracker.summarize(n, t0 + (t1 - t0) / 2, t1), peak, cpu,
-                    pauses.count(), pauses.totalMs(), pauses.longestMs(),
-                    waited[0], waited[1]);
+                    pauses.count(), pauses.totalMs(), pauses.longestMs(), pauses.cycles(), pauses.cyclesMs(),
+                    waited[0], waited[1], allocated);
         }
     }
 
@@ -237,16 +233,23 @@ final class ExpirationLoadWorkload extends Workload {
     /**
      * What one {@link #run} measured: {@code inserted} operations in {@code insertNanos}, the lateness
      * of those due by the end of the inserts, the backlog peak, CPU per insert (the inserting
-     * thread) and per expiry (the rest of the process), and the GC collections.
+     * thread) and per expiry (the rest of the process), the GC collections, and the bytes the Java
+     * threads allocated from the first insert to the last expiry (the harness's own included: the same
+     * for every implementation).
      */
     record LoadRun(Impl impl, int targetRate, int inserted, boolean capacityReached, long insertNanos, int fired,
                    LatenessTracker.Summary lateness, LatenessTracker.Summary secondHalf, ExpiryBacklog.Peak backlogPeak,
                    ThreadCpu.Split cpu,
-                   int gcCount, long gcTotalMs, long gcLongestMs, long backPressureWaits,
-                   long backPressureWaitedNanos) {
+                   int gcCount, long gcTotalMs, long gcLongestMs, int gcCycles, long gcCyclesMs, long backPressureWaits,
+                   long backPressureWaitedNanos, long allocatedBytes) {
 
         double insertRate() {
             return inserted * 1e9 / insertNanos;
+        }
+
+        /** Bytes allocated per insert, by every Java thread, from the first insert to the last expiry. */
+        double allocatedPerInsert() {
+            return inserted == 0 ? Double.NaN : (double) allocatedBytes / inserted;
         }
 
         /** CPU of the inserting thread per insert, ns. */
@@ -265,17 +268,21 @@ final class ExpirationLoadWorkload extends Workload {
 
         String describe() {
             return String.format(Locale.ROOT, "%s%s: %,d inserted in %d ms (%,.0f/s)%s, %,d due meanwhile,"
-                    + " %,d expired; p50 %.2f p99 %.2f p99.9 %.2f max %.2f ms (due in the second half: p99 %.2f);"
+                    + " %,d expired; p50 %.2f p99 %.2f p99.9 %.2f p99.99 %.2f max %.2f ms (due in the second half:"
+                    + " p99 %.2f); lateness/delay p99.99 %.3g%%, %,d later than max(1 ms, 6.25%% of delay);"
                     + " backlog peak %,d at %d ms;"
                     + " CPU %.0f ns/insert, %.0f ns/expiry (driver %.0f, executor %.0f, other threads %.0f,"
-                    + " GC/JIT/VM %.0f); GC %d x, %d ms, longest %d ms%s",
+                    + " GC/JIT/VM %.0f); %.0f B allocated/insert; GC %d pauses, %d ms, longest %d ms, %d concurrent"
+                    + " cycles, %d ms%s",
                     impl.id(), targetRate > 0 ? String.format(Locale.ROOT, " @ %,d/s", targetRate) : "", inserted,
                     insertNanos / 1_000_000, insertRate(), capacityReached ? " (capacity reached)" : "",
                     lateness.count(), fired, lateness.p50Ms(), lateness.p99Ms(), lateness.p999Ms(),
-                    lateness.maxMs(), secondHalf.p99Ms(), backlogPeak.ops(), backlogPeak.atMs(), insertCpuNanos(),
+                    lateness.p9999Ms(), lateness.maxMs(), secondHalf.p99Ms(), lateness.ofDelayP9999Percent(),
+                    lateness.overBound(), backlogPeak.ops(), backlogPeak.atMs(), insertCpuNanos(),
                     expiryCpuNanos(),
                     perExpiry(cpu.driver()), perExpiry(cpu.executor()), perExpiry(cpu.otherJava()),
-                    perExpiry(cpu.vm()), gcCount, gcTotalMs, gcLongestMs, backPressureWaits == 0 ? ""
+                    perExpiry(cpu.vm()), allocatedPerInsert(), gcCount, gcTotalMs, gcLongestMs, gcCycles, gcCyclesMs,
+                    backPressureWaits == 0 ? ""
                             : String.format(Locale.ROOT, "; %,d adds waited %d ms in all", backPressureWaits,
                             backPressureWaitedNanos / 1_000_000));
         }

@@ -13,8 +13,12 @@ import javax.management.openmbean.CompositeData;
 
 /**
  * The garbage collections of a run, from the collectors' notifications (delivered on a JMX
- * thread, after the fact): how many, their total and longest duration. For G1 a young or mixed
- * collection's duration is its pause. {@link #close()} stops listening. Thread-safe.
+ * thread, after the fact): how many pauses, their total and longest duration, and apart from them
+ * the concurrent cycles. For G1 a young or mixed collection's duration is its pause; G1's
+ * concurrent marking (a collector of its own from JDK 20, "G1 Concurrent GC") and ZGC's cycles
+ * ("ZGC Cycles", JDK 17; "ZGC Minor Cycles" and "ZGC Major Cycles", generational ZGC) run beside
+ * the application and are counted as cycles, not pauses; ZGC's pauses are its "... Pauses"
+ * collectors. {@link #close()} stops listening. Thread-safe.
  */
 final class GcPauses implements AutoCloseable {
 
@@ -23,6 +27,8 @@ final class GcPauses implements AutoCloseable {
     private int count;
     private long totalMs;
     private long longestMs;
+    private int cycles;
+    private long cyclesMs;
 
     private GcPauses() {
     }
@@ -41,11 +47,32 @@ final class GcPauses implements AutoCloseable {
 
     private synchronized void onNotification(Notification n, Object handback) {
         if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
-            long ms = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData()).getGcInfo().getDuration();
+            GarbageCollectionNotificationInfo info =
+                    GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+            long ms = info.getGcInfo().getDuration();
+            if (isConcurrent(info.getGcName())) {
+                cycles++;
+                cyclesMs += ms;
+                return;
+            }
             count++;
             totalMs += ms;
             longestMs = Math.max(longestMs, ms);
         }
+    }
+
+    /** True for a collector whose notifications are concurrent cycles, not pauses. */
+    static boolean isConcurrent(String collector) {
+        return collector.contains("Cycles") || collector.contains("Concurrent");
+    }
+
+    /** Concurrent cycles that ended (ZGC, G1's marking on JDK 20+), not counted as pauses. */
+    synchronized int cycles() {
+        return cycles;
+    }
+
+    synchronized long cyclesMs() {
+        return cyclesMs;
     }
 
     synchronized int count() {
@@ -82,8 +109,8 @@ final class GcPauses implements AutoCloseable {
     /** The GC rows of one workload. */
     record Metrics(Metric count, Metric totalMs, Metric longestMs) {
         static Metrics of(String workload) {
-            return new Metrics(new Metric(workload, "GC collections"), new Metric(workload, "GC time total (ms)"),
-                    new Metric(workload, "GC longest (ms)"));
+            return new Metrics(new Metric(workload, "GC pauses"), new Metric(workload, "GC pause total (ms)"),
+                    new Metric(workload, "GC longest pause (ms)"));
         }
     }
 }

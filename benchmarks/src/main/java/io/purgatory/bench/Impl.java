@@ -13,7 +13,9 @@ public enum Impl {
     /** Workloads 1 and 5's prototype, not a column of the table: {@link ProtoPurgatory}. */
     PROTO("proto (a timer and eager removal, nothing else)"),
     /** Workload 5's second yardstick, no column: the floor plus a timer entry per request ({@link TimedFloor}). */
-    TIMED_FLOOR("timed floor (the floor and a timer entry per request)");
+    TIMED_FLOOR("timed floor (the floor and a timer entry per request)"),
+    /** The capacity ladder's yardstick, no column: ours' allocation per insert ({@link AllocationFloor}). */
+    ALLOC_FLOOR("allocation floor (ours' allocation per insert, kept until its deadline, no purgatory)");
 
     private final String label;
 

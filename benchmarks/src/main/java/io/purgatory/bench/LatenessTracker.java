@@ -21,6 +21,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class LatenessTracker {
 
+    /** The lateness a timeout may have, at least: 1 ms (the tick), whatever its delay. */
+    static final double BOUND_FLOOR_MS = 1;
+    /** The lateness a timeout may have, as a share of its delay: 6.25% (1/16), if above {@link #BOUND_FLOOR_MS}. */
+    static final double BOUND_SHARE_OF_DELAY = 0.0625;
+
+    /** The row of the p99.99 of lateness over delay. */
+    static final String OF_DELAY_P9999 = "lateness/delay p99.99 (%)";
+    /** The row of the share later than the bound; its bar, where it has one, is at most 0.01% (p99.99 within). */
+    static final String OVER_BOUND = "later than max(1 ms, 6.25% of delay) (% of expiries)";
+
     private static final int CHUNK_BITS = 16;
     private static final int CHUNK = 1 << CHUNK_BITS;
 
@@ -112,14 +122,7 @@ final class LatenessTracker {
 
     private int report(Metrics m, Results.Recorder recorder, int n, long untilNanos, boolean dueByOnly) {
         Summary s = dueByOnly ? summarize(n, Long.MIN_VALUE, untilNanos) : summarize(n);
-        recorder.record(m.p50, s.p50Ms());
-        recorder.record(m.p99, s.p99Ms());
-        recorder.record(m.p999, s.p999Ms());
-        recorder.record(m.max, s.maxMs());
-        recorder.record(m.min, s.minMs());
-        recorder.record(m.lost, s.lost());
-        recorder.record(m.early, s.early());
-        recorder.record(m.twice, s.twice());
+        m.record(s, recorder);
         return s.count();
     }
 
@@ -148,6 +151,8 @@ final class LatenessTracker {
             });
         }
         long[] fired = new long[n];
+        double[] ofDelay = new double[n];
+        int overBound = 0;
         int f = 0;
         int all = 0;
         int early = 0;
@@ -167,14 +172,27 @@ final class LatenessTracker {
             boolean inWindow = !windowed || (deadlines[i] - untilNanos <= 0
                     && (fromNanos == Long.MIN_VALUE || deadlines[i] - fromNanos > 0));
             if (inWindow) {
+                double lateMs = lateness[i] / 1e6;
+                if (lateMs > boundMs(delaysMs[i])) {
+                    overBound++;
+                }
+                ofDelay[f] = lateMs / delaysMs[i];
                 fired[f++] = lateness[i];
             }
         }
         fired = Arrays.copyOf(fired, f);
         Arrays.sort(fired);
+        ofDelay = Arrays.copyOf(ofDelay, f);
+        Arrays.sort(ofDelay);
         return new Summary(f, Probe.percentile(fired, 0.50) / 1e6, Probe.percentile(fired, 0.99) / 1e6,
-                Probe.percentile(fired, 0.999) / 1e6, f == 0 ? Double.NaN : fired[f - 1] / 1e6,
-                f == 0 ? Double.NaN : fired[0] / 1e6, n - all, early, twice);
+                Probe.percentile(fired, 0.999) / 1e6, Probe.percentile(fired, 0.9999) / 1e6,
+                f == 0 ? Double.NaN : fired[f - 1] / 1e6, f == 0 ? Double.NaN : fired[0] / 1e6,
+                f == 0 ? Double.NaN : 100 * Probe.percentile(ofDelay, 0.9999), overBound, n - all, early, twice);
+    }
+
+    /** The lateness bound of a timeout of {@code delayMs}: max({@value #BOUND_FLOOR_MS} ms, 6.25% of the delay). */
+    static double boundMs(long delayMs) {
+        return Math.max(BOUND_FLOOR_MS, BOUND_SHARE_OF_DELAY * delayMs);
     }
 
     /**
@@ -228,14 +246,23 @@ final class LatenessTracker {
         void fire(int index, long lateness);
     }
 
-    /** Lateness percentiles in ms over {@code count} timeouts, and the lost, early and doubled counts. */
-    record Summary(int count, double p50Ms, double p99Ms, double p999Ms, double maxMs, double minMs,
-                   int lost, int early, int twice) {
+    /**
+     * Lateness percentiles in ms over {@code count} timeouts; the p99.99 of each one's lateness over
+     * its delay, in percent; how many of them were later than their {@link #boundMs bound}; and the
+     * lost, early and doubled counts.
+     */
+    record Summary(int count, double p50Ms, double p99Ms, double p999Ms, double p9999Ms, double maxMs, double minMs,
+                   double ofDelayP9999Percent, int overBound, int lost, int early, int twice) {
+
+        /** The share of the {@code count} timeouts later than their bound, in percent (NaN if none). */
+        double overBoundPercent() {
+            return count == 0 ? Double.NaN : 100.0 * overBound / count;
+        }
     }
 
     /** The metrics of one expiration workload. */
-    record Metrics(Metric p50, Metric p99, Metric p999, Metric max, Metric min,
-                   Metric lost, Metric early, Metric twice) {
+    record Metrics(Metric p50, Metric p99, Metric p999, Metric p9999, Metric ofDelayP9999, Metric overBound,
+                   Metric max, Metric min, Metric lost, Metric early, Metric twice) {
 
         static Metrics of(String workload, boolean withBars) {
             return of(workload, withBars ? Bar.atMost(5) : Bar.NONE, Bar.NONE, withBars);
@@ -247,11 +274,34 @@ final class LatenessTracker {
                     new Metric(workload, "lateness p50 (ms)"),
                     new Metric(workload, "lateness p99 (ms)", p99),
                     new Metric(workload, "lateness p99.9 (ms)", p999),
+                    new Metric(workload, "lateness p99.99 (ms)"),
+                    new Metric(workload, OF_DELAY_P9999),
+                    new Metric(workload, OVER_BOUND),
                     new Metric(workload, "lateness max (ms)"),
                     new Metric(workload, "lateness min (ms; < 0 = early)"),
                     new Metric(workload, "lost", zeroBars ? Bar.zero() : Bar.NONE),
                     new Metric(workload, "fired early", zeroBars ? Bar.zero() : Bar.NONE),
                     new Metric(workload, "fired twice", zeroBars ? Bar.zero() : Bar.NONE));
+        }
+
+        /** Every row, in table order. */
+        List<Metric> all() {
+            return List.of(p50, p99, p999, p9999, ofDelayP9999, overBound, max, min, lost, early, twice);
+        }
+
+        /** Records {@code s} in these rows. */
+        void record(Summary s, Results.Recorder recorder) {
+            recorder.record(p50, s.p50Ms());
+            recorder.record(p99, s.p99Ms());
+            recorder.record(p999, s.p999Ms());
+            recorder.record(p9999, s.p9999Ms());
+            recorder.record(ofDelayP9999, s.ofDelayP9999Percent());
+            recorder.record(overBound, s.overBoundPercent());
+            recorder.record(max, s.maxMs());
+            recorder.record(min, s.minMs());
+            recorder.record(lost, s.lost());
+            recorder.record(early, s.early());
+            recorder.record(twice, s.twice());
         }
     }
 }

@@ -13,6 +13,8 @@ import java.util.List;
  * java -jar benchmarks.jar jmh [JMH options]            (forwarded to org.openjdk.jmh.Main)
  * java -jar benchmarks.jar feed [--events N --pending N --rate R --seconds S]   (the Kafka feed, FeedBench)
  * java -jar benchmarks.jar settle [operations [threads [repetitions]]]   (the settle of an expiry alone, SettleCost)
+ * java -jar benchmarks.jar vthreads [--waits N --rounds N]   (JDK 21+: virtual threads blocked on keyed waits)
+ * java -jar benchmarks.jar feed-rate [--rates R,... --seconds S --rounds N]   (two feeds on a local broker)
  * </pre>
  * {@code compare} runs in a child JVM with a fixed heap ({@value #HEAP}, so that the System.gc()
  * between runs cannot shrink the heap and leave the next run to regrow it), unless the heap was
@@ -36,6 +38,8 @@ public final class Main {
             case "compare" -> System.exit(compare(rest));
             case "jmh" -> org.openjdk.jmh.Main.main(rest);
             case "feed" -> System.exit(FeedBench.run(rest));
+            case "vthreads" -> System.exit(vthreads(rest));
+            case "feed-rate" -> System.exit(FeedRateCommand.run(rest, System.out, System.err));
             case SettleCost.COMMAND -> System.exit(SettleCost.run(rest));
             case ColdExpirationWorkload.CHILD_COMMAND -> System.exit(ColdExpirationWorkload.child(rest));
             case BackgroundLoad.CHILD_COMMAND -> System.exit(BackgroundLoad.child(rest));
@@ -45,9 +49,23 @@ public final class Main {
                         + "   (keyed waits against a map of futures alone)");
                 System.err.println("       java -jar benchmarks.jar jmh [JMH options, e.g. -f 1 -wi 3 -i 5 -prof gc]");
                 System.err.println("       java -jar benchmarks.jar " + SettleCost.USAGE);
+                System.err.println("       java -jar benchmarks.jar " + VirtualThreadsWorkload.USAGE + "   (JDK 21+)");
+                System.err.println("       java -jar benchmarks.jar " + FeedRateCommand.USAGE);
                 System.exit(command.isEmpty() || command.equals("--help") ? 0 : 2);
             }
         }
+    }
+
+    /** The vthreads command, in a child JVM with the fixed heap as compare (unless a heap is given). */
+    private static int vthreads(String[] args) throws Exception {
+        List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        boolean heapGiven = jvmArgs.stream().anyMatch(a -> a.startsWith("-Xmx") || a.startsWith("-Xms"));
+        if (Boolean.getBoolean(IN_PROCESS) || heapGiven || !VirtualThreadsWorkload.available()) {
+            return VirtualThreadsWorkload.command(args, System.out, System.err);
+        }
+        List<String> child = childCommand(List.of("vthreads"));
+        child.addAll(Arrays.asList(args));
+        return new ProcessBuilder(child).inheritIO().start().waitFor();
     }
 
     private static int compare(String[] args) throws Exception {

@@ -92,6 +92,15 @@ final class Probe {
         return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
     }
 
+    /** The p-quantile (0..1) of {@code sorted} (nearest rank); NaN if empty. */
+    static double percentile(double[] sorted, double p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int rank = (int) Math.ceil(p * sorted.length);
+        return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+    }
+
     /** The median of {@code values} (mean of the two middle ones for an even count); NaN if empty. */
     static double median(List<Double> values) {
         if (values.isEmpty()) {

@@ -16,7 +16,8 @@ record Sizes(
         long churnMillis, int churnOutstanding,
         long perfStepMillis, List<Integer> perfRates, int perfCpuRate,
         int jmhForks, int jmhWarmupIterations, int jmhIterations, long jmhIterationMillis,
-        int keyedWaits, int keyedPending) {
+        int keyedWaits, int keyedPending,
+        List<Integer> fanOutWaits, long fanOutBeforeMillis) {
 
     static Sizes full() {
         return new Sizes(true,
@@ -31,7 +32,8 @@ record Sizes(
                 2_000, List.of(25_000, 50_000, 100_000, 150_000, 200_000, 300_000, 400_000, 600_000, 800_000,
                         1_000_000, 1_200_000, 1_400_000, 1_600_000, 2_000_000, 2_400_000, 2_800_000, 3_200_000), 50_000,
                 1, 3, 5, 1_000,
-                1_000_000, 100_000);
+                1_000_000, 100_000,
+                List.of(10_000, 100_000, 1_000_000), 200);
     }
 
     static Sizes quick() {
@@ -44,6 +46,7 @@ record Sizes(
                 300, 1_000,
                 300, List.of(5_000, 20_000), 5_000,
                 0, 1, 1, 100,
-                20_000, 1_000);
+                20_000, 1_000,
+                List.of(1_000, 10_000), 50);
     }
 }

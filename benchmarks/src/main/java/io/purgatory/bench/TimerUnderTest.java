@@ -38,7 +38,7 @@ public interface TimerUnderTest extends AutoCloseable {
             case KAFKA -> new KafkaTimer(name);
             case NETTY -> new NettyTimer(name);
             case JDK -> new JdkTimer(name);
-            case FLOOR, PROTO, TIMED_FLOOR -> throw new IllegalArgumentException("no timer for " + impl);
+            case FLOOR, PROTO, TIMED_FLOOR, ALLOC_FLOOR -> throw new IllegalArgumentException("no timer for " + impl);
         };
     }
 }

@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
-/** The tracker's per-thread logs, merged: lost, early and doubled fires are counted as before. */
+/**
+ * The tracker's per-thread logs, merged: lost, early and doubled fires are counted as before; and the
+ * tails relative to the delay.
+ */
 class LatenessTrackerTest {
 
     @Test
@@ -34,5 +37,26 @@ class LatenessTrackerTest {
         assertEquals(5, all.count());
         assertEquals(1.0, Math.floor(tracker.summarize(2, Long.MIN_VALUE, farFuture).minMs()),
                 "the first fire of timeout 1 is the one kept");
+    }
+
+    @Test
+    void summarize_lateRelativeToDelay_countsThoseBeyondTheBoundAndTakesTheP9999OfTheShare() {
+        LatenessTracker tracker = new LatenessTracker(4, 100, 100); // every delay 100 ms: bound 6.25 ms
+        for (int i = 0; i < 4; i++) {
+            tracker.adding(i);
+        }
+        tracker.fired(0, System.nanoTime() - 1_000_000); // 1 ms late: 1% of its delay, within
+        tracker.fired(1, System.nanoTime() - 6_000_000); // 6 ms: within
+        tracker.fired(2, System.nanoTime() - 7_000_000); // 7 ms: beyond
+        tracker.fired(3, System.nanoTime() - 20_000_000); // 20 ms: beyond, and the p99.99
+
+        LatenessTracker.Summary s = tracker.summarize(4);
+
+        assertEquals(2, s.overBound());
+        assertEquals(50.0, s.overBoundPercent());
+        assertEquals(20, Math.floor(s.ofDelayP9999Percent()), "20 ms of 100 ms, in percent");
+        assertEquals(20, Math.floor(s.p9999Ms()));
+        assertEquals(6.25, LatenessTracker.boundMs(100));
+        assertEquals(1.0, LatenessTracker.boundMs(10), "never under 1 ms");
     }
 }
