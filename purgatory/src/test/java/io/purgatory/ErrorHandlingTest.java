@@ -300,7 +300,6 @@ class ErrorHandlingTest {
         }
     }
 
-    /** A mock whose callbacks throw whatever the test sets. */
     /**
      * Errors, not only exceptions, from every callback on every path: a submission's tries, a
      * check's try, a completion, an expiry and a cancel. Each is reported once, the operation

@@ -94,7 +94,6 @@ final class ReliabilitySupport {
         }
     }
 
-    /** The live thread named {@code name}, or null. */
     /**
      * A clock that reads {@code manual} without being a ManualClock, which the builders refuse for
      * an own timer: for the tests of an own timer and reaper on a clock the test moves.
