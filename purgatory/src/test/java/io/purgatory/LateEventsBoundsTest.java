@@ -2,6 +2,8 @@ package io.purgatory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.internal.UserCode;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,7 +96,12 @@ class LateEventsBoundsTest {
             CompletableFuture<String> other = w.await("other", Duration.ofMillis(10));
             key.failing = true;
 
-            timer.advanceClock(10);
+            try (LogCapture log = new LogCapture(UserCode.LOGGER)) {
+                timer.advanceClock(10);
+                assertThat(log.events()).as("the key's failure in the wait's onComplete, reported once")
+                        .singleElement().satisfies(e -> assertThat(e.getThrowableProxy().getMessage())
+                                .isEqualTo("hashCode failed"));
+            }
 
             assertThat(flaky).isCompletedExceptionally();
             assertThat(other).isCompletedExceptionally();

@@ -12,8 +12,10 @@ import org.slf4j.LoggerFactory;
  * The one rule every close follows, a runtime's and each purgatory's: the first call does the
  * work; a later call waits for it to finish, unless it runs in code the library called (a
  * callback, a try, a handler): that thread may be one the first call waits for, so it returns at
- * once. Every wait a close makes is bounded by {@link #WAIT_NANOS} and happens only on a thread
- * that is not in code the library called. Thread-safe.
+ * once; nor does a later call on the thread that made the first, which is then either below it on
+ * the stack or was cut short there (a StackOverflowError). Every wait a close makes is bounded by
+ * {@link #WAIT_NANOS} and happens only on a thread that is not in code the library called.
+ * Thread-safe.
  */
 final class CloseOnce {
 
@@ -26,6 +28,8 @@ final class CloseOnce {
     private final String what;
     private final AtomicBoolean begun = new AtomicBoolean();
     private final CountDownLatch done = new CountDownLatch(1);
+    /** The thread of the first call, set by it. */
+    private volatile Thread first;
 
     /** The close of {@code what} (for the log: "purgatory 'x'", "runtime 'y'"). */
     CloseOnce(String what) {
@@ -39,12 +43,16 @@ final class CloseOnce {
 
     /** Marks the close begun: true for the first call, which then does the work and calls {@link #done()}. */
     boolean mark() {
-        return begun.compareAndSet(false, true);
+        if (begun.compareAndSet(false, true)) {
+            first = Thread.currentThread();
+            return true;
+        }
+        return false;
     }
 
     /** For a close that was not the first: waits for the first to be done, if this thread may. */
     void awaitFirst() {
-        if (mayWait()) {
+        if (mayWait() && first != Thread.currentThread()) {
             try {
                 if (!done.await(WAIT_NANOS, TimeUnit.NANOSECONDS)) {
                     LOG.warn("Closing {}: waited {} s for a close on another thread and returns", what, seconds());
