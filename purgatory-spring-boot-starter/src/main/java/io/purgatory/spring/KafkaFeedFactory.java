@@ -65,8 +65,7 @@ final class KafkaFeedFactory {
                 .bootstrapServers(servers())
                 .key(mapping::key)
                 .value(mapping::value)
-                .lagThreshold(feed.getLagThreshold())
-                .refreshInterval(feed.getRefreshInterval());
+                .lagThreshold(feed.getLagThreshold());
         if (feed.getReadBack() != null) {
             builder.readBack(feed.getReadBack());
         }

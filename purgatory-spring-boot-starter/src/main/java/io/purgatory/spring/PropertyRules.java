@@ -96,9 +96,6 @@ final class PropertyRules {
         if (!within(feed.getLagThreshold(), Duration.ZERO, DAYS_24)) {
             errors.rejectValue("lag-threshold", INVALID, "must be from 0 to 24 days");
         }
-        if (!within(feed.getRefreshInterval(), Duration.ofMillis(1), DAYS_24)) {
-            errors.rejectValue("refresh-interval", INVALID, "must be from 1ms to 24 days");
-        }
         if (feed.getCreateTopicPartitions() < 0) {
             errors.rejectValue("create-topic-partitions", INVALID, "must be 0 (never create the topic) or more");
         }

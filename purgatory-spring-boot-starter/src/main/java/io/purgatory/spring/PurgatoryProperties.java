@@ -356,9 +356,6 @@ public class PurgatoryProperties implements Validator {
         /** How long the feed may take to reach the end of the topic before it counts as lagging. */
         private Duration lagThreshold = Duration.ofSeconds(10);
 
-        /** How often the feed asks the broker for the topic's partitions. */
-        private Duration refreshInterval = Duration.ofSeconds(10);
-
         /** Partitions of the topic the feed creates when it is missing. 0: never create it (the default). */
         private int createTopicPartitions;
 
@@ -393,16 +390,6 @@ public class PurgatoryProperties implements Validator {
         /** Sets the lag threshold. */
         public void setLagThreshold(Duration lagThreshold) {
             this.lagThreshold = lagThreshold;
-        }
-
-        /** The refresh interval of the topic's partitions. */
-        public Duration getRefreshInterval() {
-            return refreshInterval;
-        }
-
-        /** Sets the refresh interval of the topic's partitions. */
-        public void setRefreshInterval(Duration refreshInterval) {
-            this.refreshInterval = refreshInterval;
         }
 
         /** Partitions of the topic created when missing (0: never created). */
