@@ -1,0 +1,291 @@
+package io.purgatory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import io.purgatory.testsupport.LogCapture;
+import io.purgatory.timer.ManualTimer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fifth adversarial round: breaks of docs/reliability.md's promises where two mechanisms meet.
+ * Each test names the promise it breaks; each fails on the code under review.
+ */
+class AdversarialRound5Test {
+
+    private static final long BOUND_SECONDS = 30; // a failure bound, not a measurement
+
+    /*
+     * Promise 7: "A close from a callback, a try or any code the library called waits for nothing
+     * on other threads". The runtime's TaskErrorHandler is code the library calls (on the driver,
+     * for an expiration the executor refused), but it is not counted as user code (UserCode U3),
+     * so a runtime close from it waits for an expiry in flight on another thread: here that expiry
+     * waits for the close to return, and the close waits out its 10 s bound.
+     */
+    @Test
+    void runtimeClose_fromTheRuntimesTaskErrorHandlerOnTheDriver_waitsForNothingOnOtherThreads() throws Exception {
+        CountDownLatch firstExpiring = new CountDownLatch(1);
+        CountDownLatch closeReturned = new CountDownLatch(1);
+        AtomicInteger executions = new AtomicInteger();
+        Executor firstOnAThreadThenRefuse = task -> {
+            if (executions.incrementAndGet() == 1) {
+                new Thread(task, "expiry-thread").start();
+            } else {
+                throw new RejectedExecutionException("refused");
+            }
+        };
+        PurgatoryRuntime[] runtime = new PurgatoryRuntime[1];
+        runtime[0] = PurgatoryRuntime.builder("handler-closes").expirationExecutor(firstOnAThreadThenRefuse)
+                .errorHandler((task, error) -> {
+                    runtime[0].close(); // on the driver, inside the handler the timer called
+                    closeReturned.countDown();
+                }).build();
+        DelayedOperationPurgatory<DelayedOperation> purgatory = DelayedOperationPurgatory.builder("on-it")
+                .runtime(runtime[0]).build();
+        try (LogCapture log = new LogCapture("io.purgatory")) {
+            purgatory.tryCompleteElseWatch(new Callback(1, () -> {
+                firstExpiring.countDown();
+                try { // waits for the close made from the handler on the driver
+                    closeReturned.await(BOUND_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }), List.of("a"));
+            assertThat(firstExpiring.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+            purgatory.tryCompleteElseWatch(new Callback(1, () -> { }), List.of("b")); // refused, runs on the driver
+
+            assertThat(closeReturned.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("the handler's close returned")
+                    .isTrue();
+            assertThat(purgatory.isClosed()).isTrue();
+            assertThat(warnings(log)).as("the close from the handler waited out its bound for the other thread")
+                    .isEmpty();
+        } finally {
+            runtime[0].close();
+        }
+    }
+
+
+    /*
+     * Promise 7: "A close from a callback ... waits for nothing on other threads ...: the callbacks
+     * of what it settles run before it returns." The close below, from an onComplete, settles an
+     * operation whose try holds the claim on another thread (its CAS wins, O2), and returns
+     * before that operation's callbacks have run: they run on the trying thread once its try ends.
+     */
+    @Test
+    void close_fromACallbackWhileAnotherThreadTriesAnOperationItSettles_itsCallbacksRunBeforeCloseReturns()
+            throws Exception {
+        ManualTimer timer = new ManualTimer();
+        DelayedOperationPurgatory<DelayedOperation> purgatory = DelayedOperationPurgatory.builder("close-in-cb")
+                .timer(timer).build();
+        CountDownLatch inTry = new CountDownLatch(1);
+        CountDownLatch releaseTry = new CountDownLatch(1);
+        AtomicBoolean blockTries = new AtomicBoolean();
+        AtomicInteger xCallbacks = new AtomicInteger();
+        DelayedOperation x = new Blocking(blockTries, inTry, releaseTry, xCallbacks);
+        purgatory.tryCompleteElseWatch(x, List.of("x"));
+        blockTries.set(true);
+        Thread checker = new Thread(() -> purgatory.checkAndComplete("x"), "checker");
+        checker.start();
+        assertThat(inTry.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        AtomicInteger seenWhenCloseReturned = new AtomicInteger(-1);
+        AtomicReference<Outcome> xOutcome = new AtomicReference<>();
+        try {
+            purgatory.tryCompleteElseWatch(new CompletesAtOnce(() -> {
+                purgatory.close(); // from this operation's onComplete
+                xOutcome.set(x.outcome());
+                seenWhenCloseReturned.set(xCallbacks.get());
+            }), List.of("y"));
+        } finally {
+            releaseTry.countDown();
+            checker.join(TimeUnit.SECONDS.toMillis(BOUND_SECONDS));
+        }
+
+        assertThat(xOutcome.get()).as("the close settled x").isNotNull();
+        assertThat(xCallbacks).as("x's callbacks ran once in the end").hasValue(1);
+        assertThat(seenWhenCloseReturned).as("x's callbacks had run when the close that settled it returned")
+                .hasValue(1);
+    }
+
+    /*
+     * Keys (docs/reliability.md, "Keys"): "A key method that throws fails the call that used it,
+     * with nothing half-done". With early events on, a key whose equals throws, hashed with a key
+     * that has a retained event: await neither fails nor is refused; the key's failure is taken
+     * for a failure of the wait's own tryComplete (promise 1: "Each failure of an operation's own
+     * code is counted once and reaches the error handler once"), counted and handed to the error
+     * handler, and the wait stays pending.
+     */
+    @Test
+    void await_keyWhoseEqualsThrowsCollidingWithARetainedEvent_failsTheCallAndCountsNoCallbackError() {
+        List<OperationErrorHandler.Callback> reported = Collections.synchronizedList(new ArrayList<>());
+        KeyedWaits<CollidingKey, String> waits = KeyedWaits.builder("colliding").timer(new ManualTimer())
+                .retainEvents(Duration.ofSeconds(10), 100)
+                .errorHandler((name, op, callback, error) -> reported.add(callback)).build();
+        try {
+            waits.complete(new CollidingKey("good", false), "retained");
+
+            Throwable thrown = catchThrowable(() -> waits.await(new CollidingKey("bad", true), Duration.ofSeconds(10)));
+
+            assertThat(List.of(thrown != null, waits.pending(), waits.stats().callbackErrors(), reported))
+                    .as("[await threw, pending, callbackErrors, reported to the handler]")
+                    .isEqualTo(List.of(true, 0, 0L, List.of()));
+        } finally {
+            waits.close();
+        }
+    }
+
+    /*
+     * Promise 2: "A failed submission leaves nothing behind". The same key, now also colliding
+     * with a key that has a pending wait: the submission fails (IllegalArgumentException from the
+     * watch) and is undone, but its first try already counted the key's failure as a callback
+     * error of the wait and handed it to the error handler as a tryComplete failure.
+     */
+    @Test
+    void await_keyWhoseEqualsThrowsFailsTheSubmission_leavesNoCallbackErrorBehind() {
+        List<OperationErrorHandler.Callback> reported = Collections.synchronizedList(new ArrayList<>());
+        KeyedWaits<CollidingKey, String> waits = KeyedWaits.builder("colliding-undone").timer(new ManualTimer())
+                .retainEvents(Duration.ofSeconds(10), 100)
+                .errorHandler((name, op, callback, error) -> reported.add(callback)).build();
+        try {
+            CollidingKey good = new CollidingKey("good", false);
+            CompletableFuture<String> pending = waits.await(good, Duration.ofSeconds(10));
+            assertThat(pending).isNotDone();
+            waits.complete(new CollidingKey("other", false), "retained"); // answers nothing, is retained
+
+            assertThatThrownBy(() -> waits.await(new CollidingKey("bad", true), Duration.ofSeconds(10)))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThat(waits.pending()).as("the failed submission was undone").isEqualTo(1);
+            assertThat(List.of(waits.stats().callbackErrors(), reported))
+                    .as("[callbackErrors, reported to the handler] after the undone submission")
+                    .isEqualTo(List.of(0L, List.of()));
+        } finally {
+            waits.close();
+        }
+    }
+
+    /** A key with a fixed hash whose equals throws if {@code throwing}. */
+    private record CollidingKey(String name, boolean throwing) {
+        @Override
+        public int hashCode() {
+            return 42;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (throwing) {
+                throw new IllegalStateException("equals of " + name);
+            }
+            return o instanceof CollidingKey other && !other.throwing && other.name.equals(name);
+        }
+    }
+
+    /** Its try blocks while {@code block} is set; counts its callbacks. */
+    private static final class Blocking extends DelayedOperation {
+        private final AtomicBoolean block;
+        private final CountDownLatch inTry;
+        private final CountDownLatch release;
+        private final AtomicInteger callbacks;
+
+        Blocking(AtomicBoolean block, CountDownLatch inTry, CountDownLatch release, AtomicInteger callbacks) {
+            super(60_000);
+            this.block = block;
+            this.inTry = inTry;
+            this.release = release;
+            this.callbacks = callbacks;
+        }
+
+        @Override
+        protected boolean tryComplete() {
+            if (block.get()) {
+                inTry.countDown();
+                try {
+                    release.await(BOUND_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return false;
+        }
+
+        @Override
+        protected void onComplete() {
+            callbacks.incrementAndGet();
+        }
+
+        @Override
+        protected void onExpiration() {
+        }
+
+        @Override
+        protected void onCancel() {
+            callbacks.incrementAndGet();
+        }
+    }
+
+    /** Completes at its first try and runs {@code onComplete}. */
+    private static final class CompletesAtOnce extends DelayedOperation {
+        private final Runnable onComplete;
+
+        CompletesAtOnce(Runnable onComplete) {
+            super(60_000);
+            this.onComplete = onComplete;
+        }
+
+        @Override
+        protected boolean tryComplete() {
+            return forceComplete();
+        }
+
+        @Override
+        protected void onComplete() {
+            onComplete.run();
+        }
+
+        @Override
+        protected void onExpiration() {
+        }
+    }
+
+    private static List<String> warnings(LogCapture log) {
+        return log.events().stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                .map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    /** An operation that never completes by itself and runs {@code onExpiration} at its expiry. */
+    private static final class Callback extends DelayedOperation {
+        private final Runnable onExpiration;
+
+        Callback(long delayMs, Runnable onExpiration) {
+            super(delayMs);
+            this.onExpiration = onExpiration;
+        }
+
+        @Override
+        protected boolean tryComplete() {
+            return false;
+        }
+
+        @Override
+        protected void onComplete() {
+        }
+
+        @Override
+        protected void onExpiration() {
+            onExpiration.run();
+        }
+    }
+}
