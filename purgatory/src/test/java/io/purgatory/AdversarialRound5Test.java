@@ -260,6 +260,168 @@ class AdversarialRound5Test {
         }
     }
 
+    /*
+     * Promise 7: "A close from a user's thread returns once the callbacks of what it settled, and
+     * of expiries in flight on other threads, have run (waiting at most 10 s)." When the first
+     * close came from a callback (which waits for nothing, CloseOnce), a later close from a user's
+     * thread waits only for that first close: it returns while an expiry of the purgatory is still
+     * running its callback on another expiration thread.
+     */
+    @Test
+    void close_fromAUsersThreadAfterAFirstCloseFromACallback_returnsOnlyOnceExpiriesInFlightHaveRun()
+            throws Exception {
+        Executor threadPerHandOff = task -> new Thread(task, "expiry").start();
+        DelayedOperationPurgatory<DelayedOperation> purgatory = DelayedOperationPurgatory.builder("second-close")
+                .expirationExecutor(threadPerHandOff).build();
+        CountDownLatch bRunning = new CountDownLatch(1);
+        CountDownLatch releaseB = new CountDownLatch(1);
+        AtomicBoolean bFinished = new AtomicBoolean();
+        CountDownLatch firstCloseReturned = new CountDownLatch(1);
+        try {
+            purgatory.tryCompleteElseWatch(new Callback(1, () -> {
+                bRunning.countDown();
+                try {
+                    releaseB.await(BOUND_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                bFinished.set(true);
+            }), List.of("b"));
+            assertThat(bRunning.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue(); // B's expiry is in flight
+            purgatory.tryCompleteElseWatch(new Callback(1, () -> {
+                purgatory.close(); // the first close, from A's onExpiration on another thread
+                firstCloseReturned.countDown();
+            }), List.of("a"));
+            assertThat(firstCloseReturned.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+            Thread closer = new Thread(purgatory::close, "user-close");
+            closer.start();
+            boolean returnedWhileBRan = false;
+            for (;;) { // release B once the user's close waits; note whether it returned before
+                if (!closer.isAlive()) {
+                    returnedWhileBRan = !bFinished.get();
+                    break;
+                }
+                if (waitsInAClose(closer)) {
+                    break;
+                }
+                Thread.onSpinWait();
+            }
+            releaseB.countDown();
+            closer.join(TimeUnit.SECONDS.toMillis(BOUND_SECONDS));
+            assertThat(returnedWhileBRan).as("the user's close returned while B's onExpiration still ran").isFalse();
+        } finally {
+            releaseB.countDown();
+            purgatory.close();
+        }
+    }
+
+    /*
+     * Promise 7, the same cause as the TaskErrorHandler's: the expiration executor's execute is
+     * also code the library calls (on the driver), and a runtime close from it waits 10 s for an
+     * expiry in flight on the thread the executor started for an earlier hand-off.
+     */
+    @Test
+    void runtimeClose_fromTheExpirationExecutorsExecuteOnTheDriver_waitsForNothingOnOtherThreads() throws Exception {
+        CountDownLatch firstExpiring = new CountDownLatch(1);
+        CountDownLatch closeReturned = new CountDownLatch(1);
+        AtomicInteger executions = new AtomicInteger();
+        PurgatoryRuntime[] runtime = new PurgatoryRuntime[1];
+        Executor closingOnTheSecond = task -> {
+            if (executions.incrementAndGet() == 1) {
+                new Thread(task, "expiry-thread").start();
+            } else {
+                runtime[0].close(); // on the driver, inside the executor the timer called
+                closeReturned.countDown();
+                task.run();
+            }
+        };
+        runtime[0] = PurgatoryRuntime.builder("executor-closes").expirationExecutor(closingOnTheSecond).build();
+        DelayedOperationPurgatory<DelayedOperation> purgatory = DelayedOperationPurgatory.builder("on-it-too")
+                .runtime(runtime[0]).build();
+        try (LogCapture log = new LogCapture("io.purgatory")) {
+            purgatory.tryCompleteElseWatch(new Callback(1, () -> {
+                firstExpiring.countDown();
+                try { // waits for the close made from the executor on the driver
+                    closeReturned.await(BOUND_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }), List.of("a"));
+            assertThat(firstExpiring.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+            purgatory.tryCompleteElseWatch(new Callback(1, () -> { }), List.of("b"));
+
+            assertThat(closeReturned.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("the executor's close returned")
+                    .isTrue();
+            assertThat(purgatory.isClosed()).isTrue();
+            assertThat(warnings(log)).as("the close from the executor waited out its bound for the other thread")
+                    .isEmpty();
+        } finally {
+            runtime[0].close();
+        }
+    }
+
+    /*
+     * Keys: "a key that breaks the contract may get wrong answers but must not corrupt other
+     * keys' state". A wait on a bad key and a good key, cancelled once the bad key's hashCode
+     * stopped answering: the end is not remembered for the good key either (the loop over the
+     * keys stops at the bad one), so an event on the good key right after is told unanswered
+     * instead of late, and the bad key's failure is counted as a failure of the wait's onCancel.
+     */
+    @Test
+    void cancel_waitOnABadAndAGoodKeyOnceTheBadKeyThrows_theGoodKeysEndIsStillRemembered() {
+        List<UnansweredEventListener.Kind> told = Collections.synchronizedList(new ArrayList<>());
+        KeyedWaits<Object, String> waits = KeyedWaits.builder("bad-and-good").timer(new ManualTimer())
+                .lateEvents(Duration.ofSeconds(10), 100)
+                .unansweredEvents((name, key, value, late) -> told.add(late))
+                .errorHandler((name, op, callback, error) -> { }).build();
+        try {
+            BreakingKey bad = new BreakingKey();
+            CompletableFuture<String> wait = waits.awaitAny(List.of(bad, "good"), Duration.ofSeconds(10), v -> true);
+            bad.broken = true;
+            assertThat(wait.cancel(true)).isTrue();
+
+            assertThat(waits.complete("good", "just after the cancel")).isZero();
+            assertThat(List.of(waits.events().late(), waits.events().unanswered(), told))
+                    .as("[late, unanswered, told as] for the event on the good key")
+                    .isEqualTo(List.of(1L, 0L, List.of(UnansweredEventListener.Kind.LATE)));
+        } finally {
+            waits.close();
+        }
+    }
+
+    /** A key whose hashCode throws once it is broken (a key that breaks the maps' contract). */
+    private static final class BreakingKey {
+        volatile boolean broken;
+
+        @Override
+        public int hashCode() {
+            if (broken) {
+                throw new IllegalStateException("hashCode of a broken key");
+            }
+            return 7;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this;
+        }
+    }
+
+    /** True iff {@code thread} is parked inside a close's wait (CloseOnce). */
+    private static boolean waitsInAClose(Thread thread) {
+        Thread.State state = thread.getState();
+        if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
+            return false;
+        }
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getClassName().endsWith(".CloseOnce")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static List<String> warnings(LogCapture log) {
         return log.events().stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
                 .map(ILoggingEvent::getFormattedMessage).toList();
