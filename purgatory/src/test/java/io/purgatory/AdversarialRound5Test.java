@@ -422,6 +422,163 @@ class AdversarialRound5Test {
         return false;
     }
 
+    /*
+     * Promise 2: "When any call returns or throws ... the watch lists, gauges and timer agree";
+     * promise 1 for a real StackOverflowError. A try may check keys (a chain: each operation's
+     * try checks the next one's key, then completes itself). On a thread with the default stack,
+     * from a shallow caller, a chain longer than the stack overflows inside the library's own
+     * frames of the nested checks; run at each of a range of starting depths, some runs leave an
+     * operation counted pending (numDelayed) or linked after every operation has settled once.
+     * The caller did not enter with its stack nearly exhausted (the limit the docs state): the
+     * depth comes from nesting the library allows.
+     */
+    @Test
+    void checkAndComplete_triesThatCheckTheNextKeyDeeperThanTheStack_leaveTheGaugesAndListsAgreeing()
+            throws Exception {
+        List<String> broken = Collections.synchronizedList(new ArrayList<>());
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                for (int pad = 0; pad < 160; pad++) {
+                    padThenChain(pad, pad, broken);
+                }
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "default-stack");
+        t.start();
+        t.join(TimeUnit.SECONDS.toMillis(120));
+        assertThat(t.isAlive()).isFalse();
+        assertThat(failure.get()).isNull();
+        assertThat(broken).as("runs whose purgatory disagreed with its operations after they all settled once")
+                .isEmpty();
+    }
+
+    private static void padThenChain(int framesLeft, int pad, List<String> broken) {
+        if (framesLeft > 0) {
+            padThenChain(framesLeft - 1, pad, broken);
+            return;
+        }
+        int n = 4_000;
+        ManualTimer timer = new ManualTimer();
+        DelayedOperationPurgatory<DelayedOperation> p = DelayedOperationPurgatory.builder("chain-" + pad)
+                .timer(timer).errorHandler((name, op, cb, e) -> { }).build();
+        AtomicBoolean armed = new AtomicBoolean();
+        int[] callbacks = new int[n];
+        for (int i = 0; i < n; i++) {
+            p.tryCompleteElseWatch(new Chained(i, n, p, armed, callbacks), List.of("k" + i));
+        }
+        armed.set(true);
+        try {
+            p.checkAndComplete("k0");
+        } catch (StackOverflowError overflow) {
+            // contained or not, the state must agree below
+        }
+        armed.set(false);
+        timer.advanceClock(60_000);
+        List<String> wrongCallbacks = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (callbacks[i] != 1) {
+                wrongCallbacks.add("op " + i + " ran " + callbacks[i]);
+            }
+        }
+        String invariants = "ok";
+        try {
+            p.engine().checkInvariants();
+        } catch (RuntimeException | Error e) {
+            invariants = e.toString();
+        }
+        if (!wrongCallbacks.isEmpty() || p.numDelayed() != 0 || !"ok".equals(invariants)) {
+            broken.add("pad " + pad + ": numDelayed " + p.numDelayed() + ", callbacks not run exactly once: "
+                    + wrongCallbacks + ", invariants " + invariants);
+        }
+        p.close();
+    }
+
+    /** Its try checks the next operation's key, then completes itself; counts its callbacks. */
+    private static final class Chained extends DelayedOperation {
+        private final int index;
+        private final int n;
+        private final DelayedOperationPurgatory<DelayedOperation> purgatory;
+        private final AtomicBoolean armed;
+        private final int[] callbacks;
+
+        Chained(int index, int n, DelayedOperationPurgatory<DelayedOperation> purgatory, AtomicBoolean armed,
+                int[] callbacks) {
+            super(60_000);
+            this.index = index;
+            this.n = n;
+            this.purgatory = purgatory;
+            this.armed = armed;
+            this.callbacks = callbacks;
+        }
+
+        @Override
+        protected boolean tryComplete() {
+            if (!armed.get()) {
+                return false;
+            }
+            if (index + 1 < n) {
+                purgatory.checkAndComplete("k" + (index + 1));
+            }
+            return forceComplete();
+        }
+
+        @Override
+        protected void onComplete() {
+            callbacks[index]++;
+        }
+
+        @Override
+        protected void onExpiration() {
+        }
+
+        @Override
+        protected void onCancel() {
+            callbacks[index]++;
+        }
+    }
+
+    /*
+     * Promise 7: "A close from a user's thread returns once the callbacks ... of expiries in flight
+     * on other threads, have run (waiting at most 10 s) ... The same rule for a runtime's close
+     * and each purgatory's". A runtime's close gives each member's close its own 10 s bound: with
+     * an expiry in flight in each of two members, it waits 10 s twice (two warnings, 20 s).
+     */
+    @Test
+    void runtimeClose_twoMembersEachWithAnExpiryInFlight_waitsAtMostOneBoundInAll() throws Exception {
+        Executor threadPerHandOff = task -> new Thread(task, "expiry").start();
+        PurgatoryRuntime runtime = PurgatoryRuntime.builder("two-bounds").expirationExecutor(threadPerHandOff)
+                .build();
+        CountDownLatch closeReturned = new CountDownLatch(1);
+        CountDownLatch inFlight = new CountDownLatch(2);
+        Runnable blockUntilTheCloseReturns = () -> {
+            inFlight.countDown();
+            try {
+                closeReturned.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try (LogCapture log = new LogCapture("io.purgatory")) {
+            for (String name : List.of("member-1", "member-2")) {
+                DelayedOperationPurgatory<DelayedOperation> member = DelayedOperationPurgatory.builder(name)
+                        .runtime(runtime).build();
+                member.tryCompleteElseWatch(new Callback(1, blockUntilTheCloseReturns), List.of("k"));
+                assertThat(inFlight.getCount()).isPositive();
+            }
+            assertThat(inFlight.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("both expiries in flight").isTrue();
+
+            runtime.close();
+            closeReturned.countDown();
+
+            assertThat(warnings(log)).as("the runtime's close waited its 10 s bound at most once").hasSizeLessThan(2);
+        } finally {
+            closeReturned.countDown();
+            runtime.close();
+        }
+    }
+
     private static List<String> warnings(LogCapture log) {
         return log.events().stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
                 .map(ILoggingEvent::getFormattedMessage).toList();
