@@ -15,7 +15,7 @@ final class DriverState {
     /*
      * Implementation notes.
      *
-     * (E8) Expired entries leave through DueTasks (B1-B3): in batches for SystemTimer, one by one
+     * (E8) Expired entries leave through DueTasks (B1-B4): in batches for SystemTimer, one by one
      *      for ManualTimer; every turn ends by flushing them.
      * (E9) No failure loses an entry: one that fails to be placed (an Error as a wheel grows) goes
      *      back on the inbox, the rest are still placed, and the first failure is rethrown once
@@ -34,12 +34,10 @@ final class DriverState {
     private final Consumer<TimerEntry> reinsert = this::reinsert;
     /** The first failure to place an entry in this turn, rethrown once the turn is consistent (E9). */
     private Throwable placeFailure;
-    /** Entries expired and not subtracted from the engine's size yet (E1). */
-    private long uncounted;
 
     DriverState(TimerEngine engine, TimerSettings settings, Dispatcher dispatcher, boolean batchDue) {
         this.engine = engine;
-        this.due = new DueTasks(dispatcher, batchDue);
+        this.due = new DueTasks(dispatcher, engine.size, batchDue);
         this.wheel = new TimingWheel(settings.tickMs(), settings.wheelSize(), 0L, queue);
     }
 
@@ -68,11 +66,11 @@ final class DriverState {
                 processed = true;
                 wheel.advanceClock(bucket.expirationMs());
                 bucket.flush(reinsert);
-                flushDue(); // (E1), (E8): one bucket per batch
+                due.flush(); // (E1), (E8): one bucket per batch
                 rethrowPlaceFailure(); // (E9)
             }
         } finally {
-            flushDue(); // (E1), (E8)
+            due.flush(); // (E1), (E8)
         }
     }
 
@@ -84,7 +82,7 @@ final class DriverState {
                 placeFailure = null; // (E9): the entries are back on the inbox; the driver meets them again
             }
         } finally {
-            flushDue(); // (E1), (E8)
+            due.flush(); // (E1), (E8)
         }
     }
 
@@ -101,7 +99,7 @@ final class DriverState {
             rethrowPlaceFailure(); // (E9)
             return worked;
         } finally {
-            flushDue(); // (E1), (E8)
+            due.flush(); // (E1), (E8)
         }
     }
 
@@ -237,22 +235,8 @@ final class DriverState {
             return;
         }
         if (!wheel.add(entry, entry.deadlineMs) && entry.expire()) {
-            if (due.batching()) {
-                uncounted++; // (E1)
-            } else {
-                engine.size.decrement(); // (E1): it runs at once, maybe reading size
-            }
-            due.add(entry); // (E8)
+            due.add(entry); // (E1), (E8): still counted until its hand-off
         }
-    }
-
-    /** Counts the expiries of this batch out of size, then hands the batch over (E1, E8). */
-    private void flushDue() {
-        if (uncounted != 0) {
-            engine.size.add(-uncounted);
-            uncounted = 0;
-        }
-        due.flush();
     }
 
     private void rethrowPlaceFailure() {

@@ -1,6 +1,7 @@
 package io.purgatory.timer;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The tasks the driver has expired and not yet handed over: gathered in expiry
@@ -24,28 +25,35 @@ final class DueTasks {
      *      the driver (a helping drain) and expire more, into this same buffer.
      * (B3) No task leaves the buffer before its hand-off is certain: if the copy fails (out of
      *      memory), the tasks stay gathered for the next flush; the dispatcher never throws.
+     * (B4) The tasks of a hand-off leave the engine's size just before it, one subtraction per
+     *      batch (TimerEngine E1), wherever the batch is cut: at a flush or by a full buffer. So a
+     *      task handed over, running or run, is never counted. Counted out at the driver's flush
+     *      instead, a batch cut by a full buffer ran still counted until its bucket's end.
      */
 
     /** Expired tasks handed over at once, at most. */
     static final int MAX_BATCH = 256;
 
     private final Dispatcher dispatcher;
+    /** The engine's size, which counts a gathered task until its hand-off (B4). */
+    private final LongAdder size;
     private final TimerEntry[] pending;
     private int count;
 
-    /** {@code batching} false: every task goes to the dispatcher as soon as it is added (ManualTimer). */
-    DueTasks(Dispatcher dispatcher, boolean batching) {
+    /**
+     * Tasks expired by the driver of an engine whose size is {@code size}, still counting them (B4);
+     * {@code batching} false: every task goes to the dispatcher as soon as it is added (ManualTimer).
+     */
+    DueTasks(Dispatcher dispatcher, LongAdder size, boolean batching) {
         this.dispatcher = dispatcher;
+        this.size = size;
         this.pending = batching ? new TimerEntry[MAX_BATCH] : null;
     }
 
-    /** True iff tasks wait here for a flush (SystemTimer); false if each is dispatched as it is added. */
-    boolean batching() {
-        return pending != null;
-    }
-
+    /** Gathers {@code task}, expired and still counted in the engine's size (B4), for a hand-off. */
     void add(TimerEntry task) {
         if (pending == null) {
+            size.decrement(); // (B4): it runs at once, maybe reading size
             dispatcher.dispatch(task);
             return;
         }
@@ -55,7 +63,7 @@ final class DueTasks {
         }
     }
 
-    /** Hands the tasks gathered so far to the dispatcher (B1, B2). */
+    /** Hands the tasks gathered so far to the dispatcher, counting them out of the size first (B1, B2, B4). */
     void flush() {
         int n = count;
         if (n == 0) {
@@ -65,12 +73,14 @@ final class DueTasks {
             TimerEntry task = pending[0];
             pending[0] = null;
             count = 0;
+            size.decrement(); // (B4)
             dispatcher.dispatch(task);
             return;
         }
         TimerEntry[] batch = Arrays.copyOf(pending, n); // (B2), (B3)
         count = 0;
         Arrays.fill(pending, 0, n, null);
+        size.add(-n); // (B4)
         dispatcher.dispatchAll(batch, n);
     }
 }

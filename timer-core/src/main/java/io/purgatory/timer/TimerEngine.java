@@ -23,8 +23,9 @@ final class TimerEngine {
      * Implementation notes. Netty's ownership (only the driver touches buckets; others hand it
      * entries through an inbox, Inbox) with Kafka's hierarchy and bucket queue.
      *
-     * (E1) size counts this engine's SCHEDULED entries, less the driver's expiries not yet
-     *      subtracted (DriverState's uncounted), which its flush subtracts once per batch.
+     * (E1) size counts this engine's SCHEDULED entries and the driver's expiries not yet handed
+     *      over, which leave it just before their hand-off, once per batch (DueTasks B4): an
+     *      entry handed over, running or run, is never counted.
      * (E2) Every SCHEDULED entry is linked in the wheel or on the inbox, or both while a change
      *      of it is pending (checkInvariants, in quiescence).
      * (E3) Times are relative to the origin and stay below 2^62 ms: a delay is capped at
