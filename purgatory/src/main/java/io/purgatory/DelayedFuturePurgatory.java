@@ -94,6 +94,16 @@ public final class DelayedFuturePurgatory implements Purgatory {
     }
 
     @Override
+    public List<PendingOperation> listPending(int limit, PendingOrder order, KeyRenderer keys) {
+        return OperatorViews.listPending(engine, limit, order, keys);
+    }
+
+    @Override
+    public List<TenantUsage> topTenants(int limit, KeyRenderer tenants) {
+        return OperatorViews.topTenants(engine, limit, tenants);
+    }
+
+    @Override
     public PurgatoryStats stats() {
         return Bridges.stats(engine);
     }

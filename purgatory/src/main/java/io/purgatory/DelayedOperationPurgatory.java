@@ -189,6 +189,16 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
         return engine.keys();
     }
 
+    @Override
+    public List<PendingOperation> listPending(int limit, PendingOrder order, KeyRenderer keys) {
+        return OperatorViews.listPending(engine, limit, order, keys);
+    }
+
+    @Override
+    public List<TenantUsage> topTenants(int limit, KeyRenderer tenants) {
+        return OperatorViews.topTenants(engine, limit, tenants);
+    }
+
     /** A snapshot of this purgatory's counters. O(1). */
     @Override
     public PurgatoryStats stats() {

@@ -74,9 +74,24 @@ public final class MetricsSource {
         return counters.callbackErrors(callback.ordinal());
     }
 
-    /** Submissions refused because the purgatory was full. */
+    /** Submissions refused because the purgatory, or their tenant's share of it, was full. */
     public long rejected() {
         return counters.rejectedCount();
+    }
+
+    /** Whether operations have tenants ({@code tenants(...)} on the builder): the two reads below are then live. */
+    public boolean hasTenants() {
+        return engine.hasTenants();
+    }
+
+    /** Submissions refused at their tenant's bound (among {@link #rejected()}). */
+    public long rejectedForTenant() {
+        return counters.rejectedForTenantCount();
+    }
+
+    /** Tenants with pending operations. */
+    public int tenants() {
+        return engine.tenantCount();
     }
 
     /** Purges of watch lists run by the reaper. */

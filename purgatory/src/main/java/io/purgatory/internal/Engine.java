@@ -4,6 +4,7 @@ import io.purgatory.timer.TimerDriver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -27,9 +28,10 @@ public final class Engine implements Owner {
      *      is booked as usual, and the failure is logged instead of thrown. The sweeps of close
      *      and cancelForKey settle submitted operations only, so none settles one being undone.
      * (N3-N5) The close: see Closing.
-     * (N6) With an observer, a wait it gives a handle has an ObservedOwner for its owner, holding
-     *      the handle: started on the submitting thread under the claim, before anything is
-     *      linked, ended once by the settle's booking, or by the undo of a failed submission.
+     * (N6) A wait with an observer's handle or a tenant has a WaitOwner for its owner, holding
+     *      them: started on the submitting thread under the claim, before anything is linked;
+     *      the handle ended and the tenant's slot freed once, by the settle's booking or by the
+     *      undo of a failed submission.
      * (N7) Back-pressure holds back a user's submission before it takes its slot and its claim,
      *      so nothing waits for it; what the library puts on the timer never waits (RuntimeCore).
      */
@@ -51,6 +53,8 @@ public final class Engine implements Owner {
     /** What the facade closes with the engine, after the sweep: its own resources. */
     private final Runnable closeFacade;
     private final Closing closing;
+    /** The least delay submitted so far, in ms: PendingList's bound of due times. */
+    private final AtomicLong minDelayMs = new AtomicLong(Long.MAX_VALUE);
 
     /**
      * An engine with {@code config}, registered on its runtime; {@code closeFacade} is what its
@@ -60,13 +64,13 @@ public final class Engine implements Owner {
      */
     public Engine(EngineConfig config, Runnable closeFacade) {
         this.name = config.name();
-        this.lists = new WatcherLists(config.shards(), this, counters);
+        this.lists = new WatcherLists(config.shards(), this, counters, this::nowNanos);
         this.runtime = config.runtime();
         this.ownsRuntime = config.ownsRuntime();
         this.timed = config.timed();
         this.metrics = new MetricsBinding(name, runtime.clock());
         this.purgePolicy = new PurgePolicy(lists.all(), counters, runtime.clock());
-        this.admission = new Admission(name, config.maxPending(), counters);
+        this.admission = new Admission(config, counters);
         this.failures = config.failures();
         this.observer = config.observer();
         this.closeFacade = closeFacade;
@@ -104,35 +108,40 @@ public final class Engine implements Owner {
         if (closing.isMarked()) { // closed while this submission was held back
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
-        admission.take();
+        Admission.Tenant tenant = admission.take(op, key != null ? key : keys[0]);
+        long delayMs = op.delayMs();
+        if (delayMs < minDelayMs.get()) { // written only when it falls: no shared write on the common path
+            minDelayMs.accumulateAndGet(delayMs, Math::min);
+        }
         InProgress progress = InProgress.current();
         progress.enterCheck(); // a submission's tries are a check of their own (O4)
         try {
-            return submitAdmitted(op, key, keys, positions, progress);
+            return submitAdmitted(op, key, keys, positions, tenant, progress);
         } finally {
             progress.exitCheck();
         }
     }
 
     /** The submission once its slot is taken: the claim, the four steps, and the undo if they fail (N1, N2). */
-    private boolean submitAdmitted(Operation op, Object key, Object[] keys, long[] positions, InProgress progress) {
+    private boolean submitAdmitted(Operation op, Object key, Object[] keys, long[] positions, Admission.Tenant tenant,
+                                   InProgress progress) {
         try {
             Claims.claimForSubmission(op, this, progress);
         } catch (RuntimeException | Error misuse) { // submitted or settled by another thread since the check
-            admission.free();
+            admission.free(tenant);
             throw misuse;
         }
-        ObservedOwner observed = observer == null ? null // (N6): under the claim, before the first try
-                : ObservedOwner.start(this, observer, op, key != null ? new Object[] {key} : keys);
+        WaitOwner owner = observer == null && tenant == null ? null // (N6): under the claim, before the first try
+                : WaitOwner.start(this, observer, tenant, op, key != null ? new Object[] {key} : keys);
         boolean completed;
         try {
             completed = submitClaimed(op, key, keys, positions, progress);
         } catch (RuntimeException | Error failure) {
-            boolean undone = undo(op);
+            boolean undone = undo(op, tenant);
             Claims.release(op, progress); // finishes a settle that landed meanwhile (N2)
             if (undone) {
-                if (observed != null) {
-                    observed.failed(op, failure);
+                if (owner != null) {
+                    owner.failed(op, failure);
                 }
                 throw failure;
             }
@@ -156,7 +165,7 @@ public final class Engine implements Owner {
             closing.settleAsClose(op);
             return false;
         }
-        long now = metrics.isBound() ? metrics.now() : UserCode.NO_TIME;
+        long now = metrics.now(); // read after the links: never before the keys' activations (Watchers K8)
         OperationState.markWatched(op, now != UserCode.NO_TIME, now);
         counters.watched(n);
         if (Claims.tryOnce(op, progress)) { // 3. try again
@@ -195,7 +204,7 @@ public final class Engine implements Owner {
     }
 
     /** Undoes a failed submission, its claim still held (N2); false if a settle landed first and stands. */
-    private boolean undo(Operation op) {
+    private boolean undo(Operation op, Admission.Tenant tenant) {
         boolean wasWatched = OperationState.wasWatched(op);
         if (!OperationState.abandon(op)) {
             return false;
@@ -208,7 +217,7 @@ public final class Engine implements Owner {
         if (timed) {
             runtime.unschedule(op);
         }
-        admission.free();
+        admission.free(tenant);
         return true;
     }
 
@@ -243,6 +252,21 @@ public final class Engine implements Owner {
         return lists.of(key).visit(key, mode, position, event, visitor);
     }
 
+    /**
+     * The {@code limit} oldest (or soonest due, if {@code byDue}) pending operations, each with
+     * where it watches, how long ago it was watched and whether a check tried it (PendingList).
+     *
+     * @throws IllegalStateException if the clock threw
+     */
+    public List<PendingList.Pending> listPending(int limit, boolean byDue) {
+        long now = metrics.now();
+        if (now == UserCode.NO_TIME) {
+            throw new IllegalStateException("purgatory '" + name + "': its clock threw (logged), so the ages of its"
+                    + " pending operations cannot be read");
+        }
+        return PendingList.collect(lists.all(), limit, byDue, minDelayMs.get(), now);
+    }
+
     /** Cancels every submitted operation watching {@code key} (N2); returns those this call cancelled. */
     public List<Operation> cancelAll(Object key) {
         List<Operation> cancelled = new ArrayList<>();
@@ -258,7 +282,12 @@ public final class Engine implements Owner {
 
     @Override
     public void settled(Operation op, int outcome, long state) {
-        admission.free(); // (N1)
+        settled(op, outcome, state, null);
+    }
+
+    /** {@link #settled(Operation, int, long)} of an operation of {@code tenant} (a WaitOwner's). */
+    void settled(Operation op, int outcome, long state, Admission.Tenant tenant) {
+        admission.free(tenant); // (N1)
         if (timed) {
             runtime.unschedule(op);
         }
@@ -291,6 +320,36 @@ public final class Engine implements Owner {
     @Override
     public String name() {
         return name;
+    }
+
+    /** The {@code limit} tenants with the most pending operations, most first (Admission). */
+    public List<TenantLoad> topTenants(int limit) {
+        return admission.topTenants(limit);
+    }
+
+    /** Whether operations have tenants. */
+    public boolean hasTenants() {
+        return admission.hasTenants();
+    }
+
+    /** How many tenants have pending operations; 0 without tenants. O(1). */
+    public int tenantCount() {
+        return admission.tenantCount();
+    }
+
+    /** The tenant of pending {@code op}, or null: read without its claim, so a snapshot (Admission S1). */
+    public static Object tenantOf(Operation op) {
+        return op.owner instanceof WaitOwner w && w.tenant != null ? w.tenant.id : null;
+    }
+
+    /** The clock's reading now, as operations' watch times are read. */
+    long nowNanos() {
+        return metrics.now();
+    }
+
+    /** Whether operations are put on the timer (they have timeouts). */
+    public boolean isTimed() {
+        return timed;
     }
 
     /** True once the purgatory began to close. */

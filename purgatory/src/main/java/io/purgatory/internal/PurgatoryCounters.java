@@ -29,6 +29,8 @@ public final class PurgatoryCounters {
     private final LongAdder[] settledWatched = adders(3);
     private final LongAdder[] settledUnwatched = adders(3);
     private final LongAdder rejected = new LongAdder();
+    /** Of those, the refusals at a tenant's bound. */
+    private final LongAdder rejectedForTenant = new LongAdder();
     private final LongAdder purges = new LongAdder();
     private final LongAdder[] callbackErrors = adders(UserCode.CALLBACKS);
 
@@ -96,6 +98,11 @@ public final class PurgatoryCounters {
         rejected.increment();
     }
 
+    void rejectedForTenant() {
+        rejected.increment();
+        rejectedForTenant.increment();
+    }
+
     void callbackFailed(int callback) {
         callbackErrors[callback].increment();
     }
@@ -137,9 +144,14 @@ public final class PurgatoryCounters {
         return settledWatched[OperationState.COMPLETED - 1].sum();
     }
 
-    /** Submissions refused for capacity. */
+    /** Submissions refused for capacity: the purgatory's or a tenant's. */
     public long rejectedCount() {
         return rejected.sum();
+    }
+
+    /** Submissions refused at their tenant's bound (among {@link #rejectedCount()}). */
+    public long rejectedForTenantCount() {
+        return rejectedForTenant.sum();
     }
 
     /** Purges run. */
