@@ -92,7 +92,8 @@ final class Bridges {
     /** The counters' snapshot for {@code stats()}; each read O(1). */
     static PurgatoryStats stats(Engine engine) {
         io.purgatory.internal.PurgatoryCounters c = engine.counters();
-        return new PurgatoryStats(engine.name(), engine.pending(), engine.entries(), engine.keys(),
+        return new PurgatoryStats(engine.name(), engine.counters().pending(), engine.counters().entries(),
+                engine.counters().keys(),
                 c.completedWatched(), c.completedAtOnce(), c.settled(io.purgatory.internal.OperationState.EXPIRED),
                 c.settled(io.purgatory.internal.OperationState.CANCELLED), c.callbackErrorTotal(), c.rejectedCount(),
                 c.purgeCount(), engine.expirationsRefused());

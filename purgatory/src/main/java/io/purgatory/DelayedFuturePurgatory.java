@@ -85,7 +85,7 @@ public final class DelayedFuturePurgatory implements Purgatory {
 
     /** The number of pending operations. O(1). */
     public int numDelayed() {
-        return engine.pending();
+        return engine.counters().pending();
     }
 
     @Override
@@ -131,7 +131,7 @@ public final class DelayedFuturePurgatory implements Purgatory {
 
     @Override
     public String toString() {
-        return "DelayedFuturePurgatory[" + engine.name() + ", pending=" + engine.pending() + "]";
+        return "DelayedFuturePurgatory[" + engine.name() + ", pending=" + engine.counters().pending() + "]";
     }
 
     /** True once the completion thread has been started (tests). */

@@ -176,17 +176,17 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** The number of watch entries: each pending operation once per key. O(1). */
     public int watched() {
-        return engine.entries();
+        return engine.counters().entries();
     }
 
     /** The number of pending operations (watched, not yet settled) of this purgatory. O(1). */
     public int numDelayed() {
-        return engine.pending();
+        return engine.counters().pending();
     }
 
     /** The number of keys with at least one pending operation. O(1). */
     public int watchedKeys() {
-        return engine.keys();
+        return engine.counters().keys();
     }
 
     @Override
@@ -257,7 +257,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     @Override
     public String toString() {
-        return "DelayedOperationPurgatory[" + engine.name() + ", pending=" + engine.pending() + "]";
+        return "DelayedOperationPurgatory[" + engine.name() + ", pending=" + engine.counters().pending() + "]";
     }
 
     /** The engine under this facade (tests). */

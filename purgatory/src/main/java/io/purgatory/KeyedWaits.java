@@ -188,7 +188,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
     /** Pending waits. O(1). */
     public int pending() {
-        return engine.pending();
+        return engine.counters().pending();
     }
 
     /** Early events retained now (0 without retention). */
@@ -271,7 +271,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
     @Override
     public String toString() {
-        return "KeyedWaits[" + engine.name() + ", pending=" + engine.pending() + "]";
+        return "KeyedWaits[" + engine.name() + ", pending=" + engine.counters().pending() + "]";
     }
 
     /** The engine under this facade (tests). */

@@ -32,17 +32,17 @@ public final class MetricsSource {
 
     /** Operations watched and not yet settled (a gauge). */
     public long pending() {
-        return PurgatoryCounters.toInt(counters.pending());
+        return counters.pending();
     }
 
     /** Watch entries: a pending operation counts once per key (a gauge). */
     public long watched() {
-        return PurgatoryCounters.toInt(counters.entries());
+        return counters.entries();
     }
 
     /** Keys with at least one pending operation (a gauge). */
     public long keys() {
-        return PurgatoryCounters.toInt(counters.keys());
+        return counters.keys();
     }
 
     /** Operations completed after they were watched. */
@@ -81,7 +81,7 @@ public final class MetricsSource {
 
     /** Whether operations have tenants ({@code tenants(...)} on the builder): the two reads below are then live. */
     public boolean hasTenants() {
-        return engine.hasTenants();
+        return engine.admission().hasTenants();
     }
 
     /** Submissions refused at their tenant's bound (among {@link #rejected()}). */
@@ -91,7 +91,7 @@ public final class MetricsSource {
 
     /** Tenants with pending operations. */
     public int tenants() {
-        return engine.tenantCount();
+        return engine.admission().tenantCount();
     }
 
     /** Purges of watch lists run by the reaper. */

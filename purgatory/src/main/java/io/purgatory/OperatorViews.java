@@ -1,5 +1,6 @@
 package io.purgatory;
 
+import io.purgatory.internal.Admission;
 import io.purgatory.internal.Engine;
 import io.purgatory.internal.PendingList;
 import io.purgatory.internal.TenantLoad;
@@ -29,7 +30,7 @@ final class OperatorViews {
         if (limit == 0) {
             return List.of();
         }
-        List<PendingList.Pending> pending = engine.listPending(limit, order == PendingOrder.SOONEST_DUE_FIRST);
+        List<PendingList.Pending> pending = PendingList.of(engine, limit, order == PendingOrder.SOONEST_DUE_FIRST);
         List<PendingOperation> out = new ArrayList<>(pending.size());
         for (PendingList.Pending p : pending) {
             List<String> shown = new ArrayList<>(p.keys().size());
@@ -39,7 +40,7 @@ final class OperatorViews {
             long ageMs = TimeUnit.NANOSECONDS.toMillis(p.ageNanos());
             long delayMs = p.op().delayMs();
             long timeLeftMs = !engine.isTimed() || delayMs >= Timer.MAX_DELAY_MS ? -1 : Math.max(0L, delayMs - ageMs);
-            Object tenant = Engine.tenantOf(p.op());
+            Object tenant = Admission.tenantOf(p.op());
             out.add(new PendingOperation(kind(p.op().getClass()), List.copyOf(shown), ageMs, timeLeftMs, p.position(),
                     p.tried(), tenant == null ? null : UserCode.render(keys::render, tenant, engine.name())));
         }
@@ -51,7 +52,7 @@ final class OperatorViews {
         checkLimit(limit);
         Objects.requireNonNull(tenants, "tenants");
         List<TenantUsage> out = new ArrayList<>();
-        for (TenantLoad load : engine.topTenants(limit)) {
+        for (TenantLoad load : engine.admission().topTenants(limit)) {
             out.add(new TenantUsage(UserCode.render(tenants::render, load.tenant(), engine.name()), load.pending(),
                     load.refused()));
         }

@@ -196,7 +196,8 @@ class PurgatoryMetricsTest {
 
             assertThat(p.watched()).isZero();
             assertThat(p.watchedKeys()).as("no pending operation on it").isZero();
-            assertThat(p.engine().emptyKeyLists()).as("its list is kept for the key's next operation").isEqualTo(1);
+            assertThat(p.engine().counters().emptyLists()).as("its list is kept for the key's next operation")
+                    .isEqualTo(1);
             p.engine().checkInvariants();
             timer.advanceClock(999);
             p.engine().purgeIfNeeded();
@@ -205,7 +206,7 @@ class PurgatoryMetricsTest {
 
             p.engine().purgeIfNeeded();
 
-            assertThat(p.engine().emptyKeyLists()).isZero();
+            assertThat(p.engine().counters().emptyLists()).isZero();
             assertThat(p.stats().purges()).isEqualTo(1);
             assertThat(metrics.of("purged").source.purges()).isEqualTo(1);
             p.engine().checkInvariants();

@@ -110,7 +110,7 @@ class TenantBoundTest {
         p.close();
         assertThat(closed.outcome()).isEqualTo(Outcome.EXPIRED);
         assertThat(p.topTenants(10)).as("every slot freed, the tenant forgotten (S1)").isEmpty();
-        assertThat(p.engine().tenantCount()).isZero();
+        assertThat(p.engine().admission().tenantCount()).isZero();
     }
 
     @Test
@@ -300,7 +300,7 @@ class TenantBoundTest {
             assertThat(stats.completed() + stats.completedAtOnce() + stats.cancelled())
                     .isEqualTo((long) threads * perThread - refusedCount.get());
             assertThat(p.topTenants(10)).as("every slot freed, every tenant forgotten").isEmpty();
-            assertThat(p.engine().tenantCount()).isZero();
+            assertThat(p.engine().admission().tenantCount()).isZero();
             p.engine().checkInvariants();
         }
     }

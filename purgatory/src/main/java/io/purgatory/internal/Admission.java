@@ -13,9 +13,10 @@ import java.util.function.BiFunction;
  * A purgatory's bounds on pending operations: {@code maxPending} for all of them and, with tenants,
  * {@code maxPendingPerTenant} for each tenant's. A submission takes a slot of each before its claim;
  * each is freed exactly once, by its settle or by the undoing of its failed submission (Engine N1).
- * O(1); no bound costs nothing.
+ * It also keeps the least delay admitted, PendingList's bound of due times. O(1); no bound costs
+ * nothing.
  */
-final class Admission {
+public final class Admission {
 
     /*
      * Implementation notes.
@@ -38,6 +39,8 @@ final class Admission {
     private final BiFunction<Operation, Object, Object> tenantOf;
     private final int maxPerTenant;
     private final ConcurrentHashMap<Object, Tenant> tenants;
+    /** The least delay admitted so far, in ms: PendingList's bound of due times. */
+    private final AtomicLong minDelayMs = new AtomicLong(Long.MAX_VALUE);
 
     Admission(EngineConfig config, PurgatoryCounters counters) {
         this.name = config.name();
@@ -71,6 +74,10 @@ final class Admission {
      *                          way no slot is held
      */
     Tenant take(Operation op, Object firstKey) {
+        long delayMs = op.delayMs();
+        if (delayMs < minDelayMs.get()) { // written only when it falls: no shared write on the common path
+            minDelayMs.accumulateAndGet(delayMs, Math::min);
+        }
         if (slots != null && slots.incrementAndGet() > maxPending) {
             slots.decrementAndGet();
             counters.rejected();
@@ -118,13 +125,23 @@ final class Admission {
         }
     }
 
+    /** The tenant of pending {@code op}, or null: read without its claim, so a snapshot (S1). */
+    public static Object tenantOf(Operation op) {
+        return op.owner instanceof WaitOwner w && w.tenant != null ? w.tenant.id : null;
+    }
+
+    /** The least delay of an operation admitted so far, in ms; Long.MAX_VALUE before the first. */
+    long minDelayMs() {
+        return minDelayMs.get();
+    }
+
     /** Whether operations have tenants. */
-    boolean hasTenants() {
+    public boolean hasTenants() {
         return tenants != null;
     }
 
     /** How many tenants have pending operations; O(1). */
-    int tenantCount() {
+    public int tenantCount() {
         return tenants == null ? 0 : tenants.size();
     }
 
@@ -132,7 +149,7 @@ final class Admission {
      * The {@code limit} tenants with the most pending operations, most first. O(tenants); allocates
      * only the loads it keeps.
      */
-    List<TenantLoad> topTenants(int limit) {
+    public List<TenantLoad> topTenants(int limit) {
         PriorityQueue<TenantLoad> top = new PriorityQueue<>(Comparator.comparingInt(TenantLoad::pending));
         if (tenants != null && limit > 0) {
             for (Tenant t : tenants.values()) {

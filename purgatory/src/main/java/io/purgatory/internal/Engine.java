@@ -1,10 +1,7 @@
 package io.purgatory.internal;
 
-import io.purgatory.timer.TimerDriver;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -53,8 +50,6 @@ public final class Engine implements Owner {
     /** What the facade closes with the engine, after the sweep: its own resources. */
     private final Runnable closeFacade;
     private final Closing closing;
-    /** The least delay submitted so far, in ms: PendingList's bound of due times. */
-    private final AtomicLong minDelayMs = new AtomicLong(Long.MAX_VALUE);
 
     /**
      * An engine with {@code config}, registered on its runtime; {@code closeFacade} is what its
@@ -109,10 +104,6 @@ public final class Engine implements Owner {
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
         Admission.Tenant tenant = admission.take(op, key != null ? key : keys[0]);
-        long delayMs = op.delayMs();
-        if (delayMs < minDelayMs.get()) { // written only when it falls: no shared write on the common path
-            minDelayMs.accumulateAndGet(delayMs, Math::min);
-        }
         InProgress progress = InProgress.current();
         progress.enterCheck(); // a submission's tries are a check of their own (O4)
         try {
@@ -252,30 +243,9 @@ public final class Engine implements Owner {
         return lists.of(key).visit(key, mode, position, event, visitor);
     }
 
-    /**
-     * The {@code limit} oldest (or soonest due, if {@code byDue}) pending operations, each with
-     * where it watches, how long ago it was watched and whether a check tried it (PendingList).
-     *
-     * @throws IllegalStateException if the clock threw
-     */
-    public List<PendingList.Pending> listPending(int limit, boolean byDue) {
-        long now = metrics.now();
-        if (now == UserCode.NO_TIME) {
-            throw new IllegalStateException("purgatory '" + name + "': its clock threw (logged), so the ages of its"
-                    + " pending operations cannot be read");
-        }
-        return PendingList.collect(lists.all(), limit, byDue, minDelayMs.get(), now);
-    }
-
     /** Cancels every submitted operation watching {@code key} (N2); returns those this call cancelled. */
     public List<Operation> cancelAll(Object key) {
-        List<Operation> cancelled = new ArrayList<>();
-        for (Operation op : lists.of(key).operationsOn(key)) {
-            if (OperationState.settleIfSubmitted(op, OperationState.CANCELLED)) {
-                cancelled.add(op);
-            }
-        }
-        return cancelled;
+        return lists.of(key).cancelAll(key);
     }
 
     // ---- Owner: settles, failures, expiries ----
@@ -322,29 +292,19 @@ public final class Engine implements Owner {
         return name;
     }
 
-    /** The {@code limit} tenants with the most pending operations, most first (Admission). */
-    public List<TenantLoad> topTenants(int limit) {
-        return admission.topTenants(limit);
-    }
-
-    /** Whether operations have tenants. */
-    public boolean hasTenants() {
-        return admission.hasTenants();
-    }
-
-    /** How many tenants have pending operations; 0 without tenants. O(1). */
-    public int tenantCount() {
-        return admission.tenantCount();
-    }
-
-    /** The tenant of pending {@code op}, or null: read without its claim, so a snapshot (Admission S1). */
-    public static Object tenantOf(Operation op) {
-        return op.owner instanceof WaitOwner w && w.tenant != null ? w.tenant.id : null;
+    /** Its bounds on pending operations, and its tenants. */
+    public Admission admission() {
+        return admission;
     }
 
     /** The clock's reading now, as operations' watch times are read. */
     long nowNanos() {
         return metrics.now();
+    }
+
+    /** Its watcher lists (PendingList). */
+    WatcherList[] lists() {
+        return lists.all();
     }
 
     /** Whether operations are put on the timer (they have timeouts). */
@@ -360,21 +320,6 @@ public final class Engine implements Owner {
     /** The counters, read in O(1). */
     public PurgatoryCounters counters() {
         return counters;
-    }
-
-    /** Pending operations, as a gauge. */
-    public int pending() {
-        return PurgatoryCounters.toInt(counters.pending());
-    }
-
-    /** Watch entries, as a gauge. */
-    public int entries() {
-        return PurgatoryCounters.toInt(counters.entries());
-    }
-
-    /** Keys with a pending operation, as a gauge. */
-    public int keys() {
-        return PurgatoryCounters.toInt(counters.keys());
     }
 
     /** Whether metrics are bound. */
@@ -434,16 +379,6 @@ public final class Engine implements Owner {
     /** The runtime this engine runs on (keyed waits schedule their windows on it). */
     public RuntimeCore runtime() {
         return runtime;
-    }
-
-    /** The thread driving the timer, once started (tests). */
-    public TimerDriver driver() {
-        return runtime.driver();
-    }
-
-    /** Empty key lists still mapped (tests). */
-    public long emptyKeyLists() {
-        return counters.emptyLists();
     }
 
     /** Checks every list's invariants and the gauges against them (tests, in quiescence). */

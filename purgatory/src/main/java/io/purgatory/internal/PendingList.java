@@ -51,13 +51,21 @@ public final class PendingList {
     }
 
     /**
-     * The {@code limit} oldest (or soonest due, if {@code byDue}) operations on {@code lists} at
-     * {@code nowNanos}, in that order.
+     * The {@code limit} oldest (or soonest due, if {@code byDue}) pending operations of
+     * {@code engine}, in that order.
+     *
+     * @throws IllegalStateException if the engine's clock threw: the ages cannot be read
      */
-    static List<Pending> collect(WatcherList[] lists, int limit, boolean byDue, long minDelayMs, long nowNanos) {
+    public static List<Pending> of(Engine engine, int limit, boolean byDue) {
+        long now = engine.nowNanos();
+        if (now == UserCode.NO_TIME) {
+            throw new IllegalStateException("purgatory '" + engine.name() + "': its clock threw (logged), so the"
+                    + " ages of its pending operations cannot be read");
+        }
+        long minDelayMs = engine.admission().minDelayMs();
         long minDelayNanos = minDelayMs >= Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE / 2 : minDelayMs * 1_000_000;
-        PendingList list = new PendingList(limit, byDue, Math.max(0L, minDelayNanos), nowNanos);
-        for (WatcherList watcherList : lists) {
+        PendingList list = new PendingList(limit, byDue, Math.max(0L, minDelayNanos), now);
+        for (WatcherList watcherList : engine.lists()) {
             watcherList.collect(list);
         }
         return list.sorted();

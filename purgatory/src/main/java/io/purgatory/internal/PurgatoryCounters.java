@@ -109,19 +109,23 @@ public final class PurgatoryCounters {
 
     // ---- reads, O(1) ----
 
-    /** Operations watched and not yet settled (C1). */
-    public long pending() {
+    /** Operations watched and not yet settled (C1), as a gauge. */
+    public int pending() {
+        return toInt(pendingSum());
+    }
+
+    /** Watch entries (C2), as a gauge. */
+    public int entries() {
+        return toInt(pendingSum() + extraEntries.sum());
+    }
+
+    /** Keys with a non-empty list (C3), as a gauge. */
+    public int keys() {
+        return toInt(keyLists.sum() - emptyLists.sum());
+    }
+
+    private long pendingSum() {
         return watched.sum() - settledWatched[0].sum() - settledWatched[1].sum() - settledWatched[2].sum();
-    }
-
-    /** Watch entries (C2). */
-    public long entries() {
-        return pending() + extraEntries.sum();
-    }
-
-    /** Keys with a non-empty list (C3). */
-    public long keys() {
-        return keyLists.sum() - emptyLists.sum();
     }
 
     /** Empty lists still mapped (C3). */
@@ -174,7 +178,7 @@ public final class PurgatoryCounters {
     }
 
     /** {@code v} as an int gauge: clamped to 0 and Integer.MAX_VALUE. */
-    public static int toInt(long v) {
+    private static int toInt(long v) {
         return v > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.max(v, 0);
     }
 

@@ -237,6 +237,17 @@ final class WatcherList {
         return ops;
     }
 
+    /** Cancels every submitted operation watching {@code key} (Engine N2); returns those this call cancelled. */
+    List<Operation> cancelAll(Object key) {
+        List<Operation> cancelled = new ArrayList<>();
+        for (Operation op : operationsOn(key)) {
+            if (OperationState.settleIfSubmitted(op, OperationState.CANCELLED)) {
+                cancelled.add(op);
+            }
+        }
+        return cancelled;
+    }
+
     /** Every operation linked here (an operation on k of this list's keys k times). */
     synchronized List<Operation> operations() {
         List<Operation> all = new ArrayList<>();
