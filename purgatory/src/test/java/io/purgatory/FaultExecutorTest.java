@@ -178,10 +178,6 @@ class FaultExecutorTest {
             awaitSettled(ops);
 
             assertThat(given.failedTaskCount()).as("counted by the timer its owner gave").isEqualTo(3);
-            // DEFECT?: PurgatoryStats.expirationsRefused is "always 0 with a timer passed in", but
-            // Engine.expirationsRefused reads any runtime the engine owns, and a given timer runs in a private
-            // runtime the engine owns (RuntimeCore.given): it reports the given timer's failedTaskCount, which
-            // also counts the runs of its other users' tasks that threw.
             assertThat(p.stats().expirationsRefused()).isZero();
             assertThat(timerLog.events()).hasSize(3);
         }
