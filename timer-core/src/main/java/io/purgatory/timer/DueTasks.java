@@ -18,11 +18,11 @@ final class DueTasks {
      * docs/benchmarks.md). A batch costs one array, and SystemTimer splits it into runs.
      *
      * (B1) The driver flushes after each bucket and at the end of each turn (expireDue,
-     *      cascadeAhead, a helping drain), in a finally block: an expired task is no longer
-     *      SCHEDULED, so nothing else would find it again. A batch never spans two buckets, so a
-     *      task that cancels one due later still wins.
-     * (B2) The batch is copied out before the dispatcher runs: a task run inline may re-enter
-     *      the driver (a helping drain) and expire more, into this same buffer.
+     *      cascadeAhead), in a finally block: an expired task is no longer SCHEDULED, so nothing
+     *      else would find it again. A batch never spans two buckets, so a task that cancels one
+     *      due later still wins. A helping drain (TimerEngine E7) expires nothing and never flushes.
+     * (B2) The batch is copied out before the dispatcher runs: its hand-offs keep the array until
+     *      they have run, while this buffer gathers the next batch.
      * (B3) No task leaves the buffer before its hand-off is certain: if the copy fails (out of
      *      memory), the tasks stay gathered for the next flush; the dispatcher never throws.
      * (B4) The tasks of a hand-off leave the engine's size just before it, one subtraction per

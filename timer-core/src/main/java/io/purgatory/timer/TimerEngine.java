@@ -37,7 +37,10 @@ final class TimerEngine {
      *      of placing. A close from an entry on the driving thread only marks; the driver sweeps.
      * (E7) A push that crosses its stripe's weight (Inbox I2) wakes a parked driver or, with none
      *      driving, drains the inbox itself under tryLock; never from an entry on the driving
-     *      thread, which may be walking a detached bucket.
+     *      thread, which may be walking a detached bucket. That drain places entries and unlinks
+     *      cancelled ones, and never expires: an entry already due goes back on the inbox before
+     *      the lock is released, where the driver's next step drains it (a driver does not park
+     *      on a non-empty inbox, E5). So no task runs on, nor is handed over by, a pushing thread.
      * (E10) advance bounds its wait in real time, deadlines stay on the engine's clock: a driver
      *      on a clock that does not move by itself still returns.
      */
@@ -156,7 +159,8 @@ final class TimerEngine {
 
     /**
      * The inbox has grown by a batch: wake a parked driver to drain it, or drain it here if no
-     * thread is driving (E7). Keeps cancelled entries from staying reachable until the next expiry.
+     * thread is driving (E7). Keeps cancelled entries from staying reachable until the next expiry;
+     * expires nothing, so no task runs on this thread.
      */
     private void helpDrain() {
         if (wakeAtMs != ACTIVE) {
