@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -226,9 +227,13 @@ class TenantBoundTest {
             assertThat(p.topTenants(3)).extracting(TenantUsage::tenant, TenantUsage::pending)
                     .containsExactly(tuple("tenant-5", 5), tuple("tenant-4", 4), tuple("tenant-3", 3));
             assertThat(p.topTenants(1, KeyRenderer.HIDDEN)).extracting(TenantUsage::tenant).containsExactly("*");
-            assertThat(p.topTenants(1, tenant -> {
-                throw new IllegalStateException("renderer down");
-            })).extracting(TenantUsage::tenant).containsExactly("?");
+            try (LogCapture log = new LogCapture(DelayedOperationPurgatory.class)) {
+                assertThat(p.topTenants(1, tenant -> {
+                    throw new IllegalStateException("renderer down");
+                })).extracting(TenantUsage::tenant).containsExactly("?");
+                assertThat(log.events()).singleElement().satisfies(e -> assertThat(e.getFormattedMessage())
+                        .contains("its KeyRenderer threw"));
+            }
             assertThat(p.listPending(1, PendingOrder.OLDEST_FIRST)).extracting(PendingOperation::tenant)
                     .containsExactly("tenant-1");
             assertThat(p.topTenants(0)).isEmpty();
