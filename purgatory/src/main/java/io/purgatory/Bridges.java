@@ -4,12 +4,13 @@ import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.internal.Engine;
 import io.purgatory.internal.KeyedEvents;
 import io.purgatory.internal.Operation;
+import io.purgatory.internal.EngineConfig;
 import io.purgatory.internal.UserCode;
 import java.util.Arrays;
 
 /**
- * The user's types as the engine calls them (UserCode's seams): an error handler, an observer, a
- * metrics recorder, a listener of unanswered events. Each adapter only translates codes into the
+ * The user's types as the engine calls them (UserCode's seams): an error handler, an observer, a metrics recorder, a
+ * listener of unanswered events; and the public exceptions it throws. Each adapter only translates codes into the
  * public enums; the engine's boundary contains what they throw.
  */
 final class Bridges {
@@ -74,10 +75,25 @@ final class Bridges {
         }
     }
 
+    /** The refusals of submissions, as the engine throws them. */
+    static final EngineConfig.Refusals REFUSALS = new EngineConfig.Refusals() {
+        @Override
+        public RuntimeException full(String purgatory, int maxPending) {
+            return new PurgatoryFullException(purgatory, maxPending);
+        }
+
+        @Override
+        public RuntimeException tenantFull(String purgatory, Object tenant, int maxPendingPerTenant) {
+            return new TenantFullException(purgatory, UserCode.render(KeyRenderer.DEFAULT::render, tenant, purgatory),
+                    maxPendingPerTenant);
+        }
+    };
+
     /** The counters' snapshot for {@code stats()}; each read O(1). */
     static PurgatoryStats stats(Engine engine) {
         io.purgatory.internal.PurgatoryCounters c = engine.counters();
-        return new PurgatoryStats(engine.name(), engine.pending(), engine.entries(), engine.keys(),
+        return new PurgatoryStats(engine.name(), engine.counters().pending(), engine.counters().entries(),
+                engine.counters().keys(),
                 c.completedWatched(), c.completedAtOnce(), c.settled(io.purgatory.internal.OperationState.EXPIRED),
                 c.settled(io.purgatory.internal.OperationState.CANCELLED), c.callbackErrorTotal(), c.rejectedCount(),
                 c.purgeCount(), engine.expirationsRefused());

@@ -85,12 +85,22 @@ public final class DelayedFuturePurgatory implements Purgatory {
 
     /** The number of pending operations. O(1). */
     public int numDelayed() {
-        return engine.pending();
+        return engine.counters().pending();
     }
 
     @Override
     public String name() {
         return engine.name();
+    }
+
+    @Override
+    public List<PendingOperation> listPending(int limit, PendingOrder order, KeyRenderer keys) {
+        return OperatorViews.listPending(engine, limit, order, keys);
+    }
+
+    @Override
+    public List<TenantUsage> topTenants(int limit, KeyRenderer tenants) {
+        return OperatorViews.topTenants(engine, limit, tenants);
     }
 
     @Override
@@ -121,7 +131,7 @@ public final class DelayedFuturePurgatory implements Purgatory {
 
     @Override
     public String toString() {
-        return "DelayedFuturePurgatory[" + engine.name() + ", pending=" + engine.pending() + "]";
+        return "DelayedFuturePurgatory[" + engine.name() + ", pending=" + engine.counters().pending() + "]";
     }
 
     /** True once the completion thread has been started (tests). */

@@ -176,17 +176,27 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     /** The number of watch entries: each pending operation once per key. O(1). */
     public int watched() {
-        return engine.entries();
+        return engine.counters().entries();
     }
 
     /** The number of pending operations (watched, not yet settled) of this purgatory. O(1). */
     public int numDelayed() {
-        return engine.pending();
+        return engine.counters().pending();
     }
 
     /** The number of keys with at least one pending operation. O(1). */
     public int watchedKeys() {
-        return engine.keys();
+        return engine.counters().keys();
+    }
+
+    @Override
+    public List<PendingOperation> listPending(int limit, PendingOrder order, KeyRenderer keys) {
+        return OperatorViews.listPending(engine, limit, order, keys);
+    }
+
+    @Override
+    public List<TenantUsage> topTenants(int limit, KeyRenderer tenants) {
+        return OperatorViews.topTenants(engine, limit, tenants);
     }
 
     /** A snapshot of this purgatory's counters. O(1). */
@@ -247,7 +257,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
 
     @Override
     public String toString() {
-        return "DelayedOperationPurgatory[" + engine.name() + ", pending=" + engine.pending() + "]";
+        return "DelayedOperationPurgatory[" + engine.name() + ", pending=" + engine.counters().pending() + "]";
     }
 
     /** The engine under this facade (tests). */

@@ -1,6 +1,7 @@
 package io.purgatory;
 
 import io.purgatory.internal.EngineConfig;
+import io.purgatory.internal.Operation;
 import io.purgatory.internal.OperationState;
 import io.purgatory.internal.RuntimeCore;
 import io.purgatory.timer.Clock;
@@ -14,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
 
 /**
  * What the public builders ({@link PurgatoryBuilder}, {@link KeyedWaitsBuilder}) collect for an
@@ -42,6 +44,8 @@ final class EngineSettings {
     private TimerSettings timerSettings = TimerSettings.DEFAULT;
     private Executor expirationExecutor;
     private Clock clock;
+    private BiFunction<Operation, Object, Object> tenantOf;
+    private int maxPendingPerTenant;
     /** The settings of the own timer given, by name, for the messages of conflicts. */
     private final Set<String> ownTimerSettings = new LinkedHashSet<>();
 
@@ -107,6 +111,19 @@ final class EngineSettings {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
+    /**
+     * Bounds each tenant's pending operations at {@code maxPendingPerTenant}, an operation's tenant
+     * being what {@code tenantOf} gives it and its first key.
+     */
+    void tenants(BiFunction<Operation, Object, Object> tenantOf, int maxPendingPerTenant) {
+        Objects.requireNonNull(tenantOf, "tenantOf");
+        if (maxPendingPerTenant < 1) {
+            throw new IllegalArgumentException("maxPendingPerTenant must be >= 1: " + maxPendingPerTenant);
+        }
+        this.tenantOf = tenantOf;
+        this.maxPendingPerTenant = maxPendingPerTenant;
+    }
+
     void closePolicy(ClosePolicy closePolicy) {
         this.closePolicy = Objects.requireNonNull(closePolicy, "closePolicy");
     }
@@ -137,7 +154,7 @@ final class EngineSettings {
         };
         return new EngineConfig(name, shards, maxPending, closeOutcome, Bridges.failures(errorHandler),
                 Bridges.observer(observer), runtime != null ? runtime.core() : ownRuntime(), runtime == null,
-                runtime != null || timerEnabled);
+                runtime != null || timerEnabled, tenantOf, maxPendingPerTenant, Bridges.REFUSALS);
     }
 
     private void checkConflicts() {

@@ -10,6 +10,7 @@ import io.purgatory.internal.WatchKeys;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -187,12 +188,22 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
     /** Pending waits. O(1). */
     public int pending() {
-        return engine.pending();
+        return engine.counters().pending();
     }
 
     /** Early events retained now (0 without retention). */
     public int retainedEvents() {
         return events.retention() == null ? 0 : events.retention().size();
+    }
+
+    @Override
+    public List<PendingOperation> listPending(int limit, PendingOrder order, KeyRenderer keys) {
+        return OperatorViews.listPending(engine, limit, order, keys);
+    }
+
+    @Override
+    public List<TenantUsage> topTenants(int limit, KeyRenderer tenants) {
+        return OperatorViews.topTenants(engine, limit, tenants);
     }
 
     /** A snapshot of the counters of the waits: pending, completed, expired, cancelled... O(1). */
@@ -260,7 +271,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
 
     @Override
     public String toString() {
-        return "KeyedWaits[" + engine.name() + ", pending=" + engine.pending() + "]";
+        return "KeyedWaits[" + engine.name() + ", pending=" + engine.counters().pending() + "]";
     }
 
     /** The engine under this facade (tests). */

@@ -1,11 +1,14 @@
 package io.purgatory;
 
+import io.purgatory.internal.Operation;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Builds {@link KeyedWaits}: {@code KeyedWaits<OrderId, Payment> waits = KeyedWaits.builder("payments")
@@ -146,6 +149,26 @@ public final class KeyedWaitsBuilder {
             {@code await} returns a future failed with {@link PurgatoryFullException}. */
     public KeyedWaitsBuilder maxPending(int maxPending) {
         settings.maxPending(maxPending);
+        return this;
+    }
+
+    /**
+     * Bounds each tenant's pending waits at {@code maxPendingPerTenant}, beside {@link #maxPending}:
+     * a wait's tenant is what {@code tenantOfKey} gives its key (the first of {@code awaitAny}'s);
+     * beyond its tenant's bound, {@code await} returns a future failed with
+     * {@link TenantFullException}, so one tenant's flood is refused, not queued. See
+     * {@link PurgatoryBuilder#tenants} for the function's contract; type its parameter to type the
+     * key: {@code tenants((OrderId id) -> id.customer(), 1_000)}.
+     *
+     * @param <K> the key type of the waits built
+     * @throws NullPointerException if {@code tenantOfKey} is null
+     * @throws IllegalArgumentException if {@code maxPendingPerTenant} is below 1
+     */
+    public <K> KeyedWaitsBuilder tenants(Function<? super K, ?> tenantOfKey, int maxPendingPerTenant) {
+        Objects.requireNonNull(tenantOfKey, "tenantOfKey");
+        @SuppressWarnings("unchecked") // the waits built take K keys, if the target's K is the function's
+        BiFunction<Operation, Object, Object> ofWait = (wait, firstKey) -> tenantOfKey.apply((K) firstKey);
+        settings.tenants(ofWait, maxPendingPerTenant);
         return this;
     }
 

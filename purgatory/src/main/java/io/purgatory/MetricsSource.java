@@ -32,17 +32,17 @@ public final class MetricsSource {
 
     /** Operations watched and not yet settled (a gauge). */
     public long pending() {
-        return PurgatoryCounters.toInt(counters.pending());
+        return counters.pending();
     }
 
     /** Watch entries: a pending operation counts once per key (a gauge). */
     public long watched() {
-        return PurgatoryCounters.toInt(counters.entries());
+        return counters.entries();
     }
 
     /** Keys with at least one pending operation (a gauge). */
     public long keys() {
-        return PurgatoryCounters.toInt(counters.keys());
+        return counters.keys();
     }
 
     /** Operations completed after they were watched. */
@@ -74,9 +74,24 @@ public final class MetricsSource {
         return counters.callbackErrors(callback.ordinal());
     }
 
-    /** Submissions refused because the purgatory was full. */
+    /** Submissions refused because the purgatory, or their tenant's share of it, was full. */
     public long rejected() {
         return counters.rejectedCount();
+    }
+
+    /** Whether operations have tenants ({@code tenants(...)} on the builder): the two reads below are then live. */
+    public boolean hasTenants() {
+        return engine.admission().hasTenants();
+    }
+
+    /** Submissions refused at their tenant's bound (among {@link #rejected()}). */
+    public long rejectedForTenant() {
+        return counters.rejectedForTenantCount();
+    }
+
+    /** Tenants with pending operations. */
+    public int tenants() {
+        return engine.admission().tenantCount();
     }
 
     /** Purges of watch lists run by the reaper. */

@@ -1,5 +1,7 @@
 package io.purgatory;
 
+import java.util.List;
+
 /**
  * What every purgatory has, whatever it holds: {@link DelayedOperationPurgatory},
  * {@link KeyedWaits} and {@link DelayedFuturePurgatory} implement it, so an integration (a
@@ -30,6 +32,51 @@ public interface Purgatory extends AutoCloseable {
 
     /** Whether metrics are bound (and the purgatory not yet closed). */
     boolean hasMetrics();
+
+    /**
+     * The pending operations, at most {@code limit}, oldest first or soonest due first, their keys
+     * shown by {@link KeyRenderer#DEFAULT} ({@code toString()} cut to 64 characters): see
+     * {@link #listPending(int, PendingOrder, KeyRenderer)}.
+     */
+    default List<PendingOperation> listPending(int limit, PendingOrder order) {
+        return listPending(limit, order, KeyRenderer.DEFAULT);
+    }
+
+    /**
+     * The pending operations, at most {@code limit}, in {@code order}, each with its kind, its keys
+     * as {@code keys} shows them, its age, its time left, its position and whether a check tried
+     * it: a snapshot for an operator, not a view. It reads one shard at a time under that shard's
+     * lock, walking its keys in the order they became non-empty and stopping as soon as no later
+     * one can be among the first {@code limit}: about O(limit) for operations of one timeout, at
+     * most O(keys) otherwise; it allocates only what it returns, and calls the renderer with no
+     * lock held. An operation submitted or settled while it reads may be missed or shown.
+     *
+     * @throws IllegalArgumentException if {@code limit} is negative
+     * @throws NullPointerException if {@code order} or {@code keys} is null
+     * @throws IllegalStateException if the purgatory's clock throws (the ages cannot be read)
+     */
+    List<PendingOperation> listPending(int limit, PendingOrder order, KeyRenderer keys);
+
+    /**
+     * With tenants ({@code tenants(...)} on the builder), the {@code limit} tenants with the most
+     * pending operations, most first, each with those and its refusals; shown by
+     * {@link KeyRenderer#DEFAULT}. Empty without tenants. See {@link #topTenants(int, KeyRenderer)}.
+     */
+    default List<TenantUsage> topTenants(int limit) {
+        return topTenants(limit, KeyRenderer.DEFAULT);
+    }
+
+    /**
+     * With tenants, the {@code limit} tenants with the most pending operations, most first, shown by
+     * {@code tenants}: a snapshot for an operator. It walks the tenants that have pending operations
+     * (O(tenants)) without a lock, allocates only what it keeps and returns, and calls the renderer
+     * as user code. Empty without tenants. Refusals of every tenant are counted in
+     * {@link PurgatoryStats#rejected()} and the {@code purgatory.tenant.rejected} meter.
+     *
+     * @throws IllegalArgumentException if {@code limit} is negative
+     * @throws NullPointerException if {@code tenants} is null
+     */
+    List<TenantUsage> topTenants(int limit, KeyRenderer tenants);
 
     /**
      * Answers every pending operation by the close policy, stops what the purgatory owns and

@@ -1,10 +1,14 @@
 package io.purgatory;
 
+import io.purgatory.internal.Operation;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerSettings;
+import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Builds a {@link DelayedOperationPurgatory}: {@code DelayedOperationPurgatory<MyOp> p =
@@ -138,6 +142,29 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
     /** At most this many pending operations; beyond, {@link PurgatoryFullException}. 0: no limit (default). */
     public PurgatoryBuilder<T> maxPending(int maxPending) {
         settings.maxPending(maxPending);
+        return this;
+    }
+
+    /**
+     * Bounds each tenant's pending operations at {@code maxPendingPerTenant}, beside
+     * {@link #maxPending} for all of them: an operation's tenant is what {@code tenantOf} gives it
+     * (a client, an account, a shard of your own; null for none), and a submission beyond its
+     * tenant's bound throws {@link TenantFullException}, so one tenant's flood is refused, not
+     * queued, while the others' operations go on. The function is called once per submission,
+     * before anything is taken; what it throws fails the submission with an
+     * {@link IllegalArgumentException}. Its results are map keys (their {@code hashCode} and
+     * {@code equals} are called as a JDK map calls them), held only while the tenant has pending
+     * operations. See {@link Purgatory#topTenants}. Type the builder to type the function:
+     * {@code DelayedOperationPurgatory.<Produce>builder("produce").tenants(Produce::clientId, 1_000)}.
+     *
+     * @throws NullPointerException if {@code tenantOf} is null
+     * @throws IllegalArgumentException if {@code maxPendingPerTenant} is below 1
+     */
+    public PurgatoryBuilder<T> tenants(Function<? super T, ?> tenantOf, int maxPendingPerTenant) {
+        Objects.requireNonNull(tenantOf, "tenantOf");
+        @SuppressWarnings("unchecked") // the purgatory built takes only operations of a U extends T
+        BiFunction<Operation, Object, Object> ofOperation = (op, firstKey) -> tenantOf.apply((T) op);
+        settings.tenants(ofOperation, maxPendingPerTenant);
         return this;
     }
 

@@ -2,10 +2,11 @@ package io.purgatory;
 
 /**
  * Thrown by {@link DelayedOperationPurgatory#tryCompleteElseWatch} when the purgatory already
- * holds its maximum of pending operations. The rejected operation was not touched: it was neither
- * tried nor watched, and may be submitted again later.
+ * holds its maximum of pending operations, or (a {@link TenantFullException}) the operation's
+ * tenant holds its share. The rejected operation was not touched: it was neither tried nor
+ * watched, and may be submitted again later. {@link KeyedWaits} fails the wait's future with it.
  */
-public final class PurgatoryFullException extends RuntimeException {
+public class PurgatoryFullException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
@@ -14,12 +15,17 @@ public final class PurgatoryFullException extends RuntimeException {
 
     /** The refusal of a submission to the purgatory named {@code purgatory}, full at {@code maxPending}. */
     public PurgatoryFullException(String purgatory, int maxPending) {
-        super("purgatory '" + purgatory + "' is full: " + maxPending + " operations pending (maxPending="
+        this(maxPending, "purgatory '" + purgatory + "' is full: " + maxPending + " operations pending (maxPending="
                 + maxPending + ")");
+    }
+
+    /** A refusal at the limit {@code maxPending}, told by {@code message}. */
+    PurgatoryFullException(int maxPending, String message) {
+        super(message);
         this.maxPending = maxPending;
     }
 
-    /** The limit that was reached. */
+    /** The limit that was reached: the purgatory's, or the tenant's for a {@link TenantFullException}. */
     public int maxPending() {
         return maxPending;
     }

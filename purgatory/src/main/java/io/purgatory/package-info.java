@@ -37,6 +37,16 @@
  *       unanswered or late (given to {@code KeyedWaitsBuilder.unansweredEvents}).
  * </ul>
  *
+ * <h2>The operators' view</h2>
+ * <ul>
+ *   <li>{@link Purgatory#listPending}: the pending operations, oldest first or soonest due first
+ *       ({@link PendingOrder}), each a {@link PendingOperation}, its keys shown by a
+ *       {@link KeyRenderer} (keys can hold personal data: the renderer is your choice).
+ *   <li>{@link Purgatory#topTenants}: with a tenant bound ({@code tenants(fn, max)} on a builder),
+ *       the tenants with the most pending operations, each a {@link TenantUsage}; a submission over
+ *       its tenant's bound is refused with a {@link TenantFullException}.
+ * </ul>
+ *
  * <h2>Observing each wait</h2>
  * A {@link WaitObserver} given to a builder is told when each wait starts (a {@link WaitStart})
  * and how it ended (a {@link WaitOutcome}): the seam {@code purgatory-micrometer}'s

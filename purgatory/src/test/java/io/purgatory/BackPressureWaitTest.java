@@ -386,8 +386,8 @@ class BackPressureWaitTest {
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         SystemTimer inner = SystemTimer.builder("inner").clock(clock).executor(handedOff::add).settings(PRESSED)
                 .build();
-        KeyedWaits<String, String> waits = KeyedWaits.builder("wrapped").timer(SystemTimerReaper.start("wrapping",
-                inner))
+        SystemTimerReaper reaper = SystemTimerReaper.start("wrapping", inner);
+        KeyedWaits<String, String> waits = KeyedWaits.builder("wrapped").timer(reaper)
                 .retainEvents(Duration.ofDays(1), 10).build();
         Thread completer = new Thread(() -> waits.complete("k", "v"), "completer");
         try {
@@ -401,10 +401,13 @@ class BackPressureWaitTest {
             assertThat(completer.isAlive()).isFalse();
             assertThat(late).isNotDone();
         } finally {
-            inner.close(); // ends any wait
+            if (completer.isAlive()) {
+                inner.close(); // ends its wait (the test failed); its drivers say the timer was closed under them
+            }
             completer.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
             handedOff.forEach(Runnable::run);
-            waits.close();
+            waits.close(); // stops the driver the waits run on the reaper, then the reaper and its timer
+            reaper.close();
         }
     }
 
@@ -414,10 +417,18 @@ class BackPressureWaitTest {
         Queue<Runnable> handedOff = new ConcurrentLinkedQueue<>();
         SystemTimer inner = SystemTimer.builder("inner").clock(clock).executor(handedOff::add).settings(PRESSED)
                 .build();
+        SystemTimerReaper reaper = SystemTimerReaper.start("wrapping-p", inner);
         DelayedOperationPurgatory<MockOperation> p = DelayedOperationPurgatory.<MockOperation>builder("wrapped-p")
-                .clock(clock).timer(SystemTimerReaper.start("wrapping-p", inner)).build();
+                .clock(clock).timer(reaper).build();
         MockOperation op = new MockOperation(DAY_MS);
-        Thread submitter = new Thread(() -> p.tryCompleteElseWatch(op, List.of("k")), "submitter");
+        AtomicReference<Throwable> refusal = new AtomicReference<>();
+        Thread submitter = new Thread(() -> {
+            try {
+                p.tryCompleteElseWatch(op, List.of("k"));
+            } catch (IllegalStateException refused) {
+                refusal.set(refused); // its operation was cancelled while it waited
+            }
+        }, "submitter");
         try {
             p.tryCompleteElseWatch(new MockOperation(1), List.of("late"));
             fallBehind(inner, clock, handedOff);
@@ -433,8 +444,10 @@ class BackPressureWaitTest {
             submitter.join(TimeUnit.SECONDS.toMillis(GENEROUS_SECONDS));
             handedOff.forEach(Runnable::run);
             p.close();
-            inner.close();
+            reaper.close(); // its driver first, then the timer: no driver finds it closed under it
         }
+        assertThat(refusal.get()).as("the submission of the cancelled operation, refused untouched")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("already settled (CANCELLED)");
     }
 
     // ---- helpers ----

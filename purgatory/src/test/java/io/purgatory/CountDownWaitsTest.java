@@ -50,7 +50,7 @@ class CountDownWaitsTest {
         }
 
         int pending() {
-            return engine.pending();
+            return engine.counters().pending();
         }
 
         @Override

@@ -68,7 +68,8 @@ class DelayedFuturePurgatoryTest {
         assertThat(callbackThread.get().getName()).isEqualTo("DelayedExecutor-futures");
         assertThat(callbackThread.get().isDaemon()).isTrue();
         assertThat(purgatory.numDelayed()).isZero();
-        assertThat(purgatory.engine().entries()).as("each operation is its own key: it leaves at once").isZero();
+        assertThat(purgatory.engine().counters().entries()).as("each operation is its own key: it leaves at once")
+                .isZero();
     }
 
     @Test

@@ -132,7 +132,9 @@ class FaultExecutorTest {
 
             assertThat(after).allSatisfy(op -> {
                 assertThat(op.callbackCounts()).isEqualTo("1,1,0");
-                assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-pool-shut");
+                // on the reaper, or (O5) on the submitting thread if the expiry landed while its submission
+                // still held the claim (a loaded machine can pause it past the 1-3 ms delay): never lost
+                assertThat(op.expiredOn.getName()).isIn("ExpirationReaper-pool-shut", Thread.currentThread().getName());
             });
             assertThat(((SystemTimer) EngineInternals.timer(p.engine().runtime())).failedTaskCount()).isEqualTo(5);
             assertThat(p.stats().expirationsRefused()).isEqualTo(5);
@@ -178,10 +180,6 @@ class FaultExecutorTest {
             awaitSettled(ops);
 
             assertThat(given.failedTaskCount()).as("counted by the timer its owner gave").isEqualTo(3);
-            // DEFECT?: PurgatoryStats.expirationsRefused is "always 0 with a timer passed in", but
-            // Engine.expirationsRefused reads any runtime the engine owns, and a given timer runs in a private
-            // runtime the engine owns (RuntimeCore.given): it reports the given timer's failedTaskCount, which
-            // also counts the runs of its other users' tasks that threw.
             assertThat(p.stats().expirationsRefused()).isZero();
             assertThat(timerLog.events()).hasSize(3);
         }

@@ -56,9 +56,6 @@ class FaultReaperTest {
             HookOp op = new HookOp(1);
             p.tryCompleteElseWatch(op, List.of("k"));
             Thread reaper = ReliabilitySupport.findThread("ExpirationReaper-timerless");
-            // DEFECT?: RuntimeCore.idle's driver "runs the purge policies", but a driver starts only when
-            // something is scheduled (P2), and a purgatory without a timer schedules nothing: no reaper
-            // ever starts, so its emptied key lists (kept, or left by a key whose hash changed) are never swept.
             assertThat(reaper).isNotNull();
 
             ReliabilitySupport.awaitCondition("the reaper parked",

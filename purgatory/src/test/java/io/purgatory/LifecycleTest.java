@@ -276,7 +276,7 @@ class LifecycleTest {
             key.hash = 2;
             op.forceComplete();
             assertThat(p.watchedKeys()).isZero();
-            assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
+            assertThat(p.engine().counters().emptyLists()).isEqualTo(1);
 
             long deadline = System.nanoTime()
                     + java.util.concurrent.TimeUnit.SECONDS.toNanos(TestThreads.BOUND_SECONDS);
@@ -285,7 +285,7 @@ class LifecycleTest {
             }
 
             assertThat(p.stats().purges()).isGreaterThanOrEqualTo(1);
-            assertThat(p.engine().emptyKeyLists()).isZero();
+            assertThat(p.engine().counters().emptyLists()).isZero();
             p.engine().checkInvariants();
         }
     }

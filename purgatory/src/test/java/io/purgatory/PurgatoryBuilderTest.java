@@ -137,7 +137,7 @@ class PurgatoryBuilderTest {
                 .timer(timer).build()) {
             MockOperation op = new MockOperation(10);
             p.tryCompleteElseWatch(op, List.of("k"));
-            assertThat(p.engine().driver()).as("a ManualTimer is advanced by the test: no reaper").isNull();
+            assertThat(p.engine().runtime().driver()).as("a ManualTimer is advanced by the test: no reaper").isNull();
 
             timer.advanceClock(10);
 
@@ -217,10 +217,10 @@ class PurgatoryBuilderTest {
     void build_defaults_ownSystemTimerIsClosedWithThePurgatory() {
         DelayedOperationPurgatory<MockOperation> p = new DelayedOperationPurgatory<>("defaults");
         assertThat(EngineInternals.timer(p.engine().runtime())).isInstanceOf(SystemTimer.class);
-        assertThat(p.engine().driver()).as("no thread before the first submission").isNull();
+        assertThat(p.engine().runtime().driver()).as("no thread before the first submission").isNull();
         MockOperation op = new MockOperation(100_000);
         p.tryCompleteElseWatch(op, List.of("k"));
-        assertThat(p.engine().driver()).isNotNull();
+        assertThat(p.engine().runtime().driver()).isNotNull();
         op.completable = true;
         assertThat(p.checkAndComplete("k")).isEqualTo(1);
 
@@ -239,7 +239,7 @@ class PurgatoryBuilderTest {
             assertThat(p.tryCompleteElseWatch(op, List.of("k"))).isFalse();
 
             assertThat(EngineInternals.timer(p.engine().runtime()).size()).as("nothing on the idle timer").isZero();
-            assertThat(p.engine().driver()).isNull();
+            assertThat(p.engine().runtime().driver()).isNull();
             assertThat(p.numDelayed()).isEqualTo(1);
             op.completable = true;
             assertThat(p.checkAndComplete("k")).isEqualTo(1);
@@ -253,7 +253,7 @@ class PurgatoryBuilderTest {
                 .reaperEnabled(false).build()) {
             p.tryCompleteElseWatch(new MockOperation(100_000), List.of("k"));
 
-            assertThat(p.engine().driver()).isNull();
+            assertThat(p.engine().runtime().driver()).isNull();
             assertThat(TestThreads.findThread("ExpirationReaper-no-reaper")).isNull();
         }
     }

@@ -265,7 +265,7 @@ class PurgatoryRuntimeTest {
             MockOperation op = new MockOperation(100);
             p.tryCompleteElseWatch(op, List.of("k"));
             op.forceComplete(); // its key's list, emptied, is kept for reuse: swept a clock second later
-            assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
+            assertThat(p.engine().counters().emptyLists()).isEqualTo(1);
         }
         closed.close();
         timer.advanceClock(1_000);
@@ -274,8 +274,8 @@ class PurgatoryRuntimeTest {
 
         assertThat(a.stats().purges()).isEqualTo(1);
         assertThat(b.stats().purges()).isEqualTo(1);
-        assertThat(a.engine().emptyKeyLists()).isZero();
-        assertThat(b.engine().emptyKeyLists()).isZero();
+        assertThat(a.engine().counters().emptyLists()).isZero();
+        assertThat(b.engine().counters().emptyLists()).isZero();
         assertThat(closed.stats().purges()).as("a closed purgatory left the runtime").isZero();
     }
 
@@ -298,7 +298,7 @@ class PurgatoryRuntimeTest {
 
             ReliabilitySupport.awaitCondition("both purgatories purged",
                     () -> purgatories.stream().allMatch(p -> p.stats().purges() == 1));
-            assertThat(purgatories).allMatch(p -> p.engine().emptyKeyLists() == 0);
+            assertThat(purgatories).allMatch(p -> p.engine().counters().emptyLists() == 0);
         }
     }
 
@@ -347,7 +347,7 @@ class PurgatoryRuntimeTest {
         p.tryCompleteElseWatch(new MockOperation(10), List.of("k"));
 
         assertThat(runtime.core().driver()).isNull();
-        assertThat(p.engine().driver()).isNull();
+        assertThat(p.engine().runtime().driver()).isNull();
         assertThat(ReliabilitySupport.libraryThreads("shared")).isEmpty();
         assertThat(ReliabilitySupport.libraryThreads("manual-threads")).isEmpty();
     }

@@ -34,7 +34,7 @@ class PurgePolicyTest {
         DelayedOperationPurgatory<HookOp> p = purgatory();
         try {
             settleOn(p, "a");
-            assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
+            assertThat(p.engine().counters().emptyLists()).isEqualTo(1);
 
             timer.advanceClock(999);
             p.engine().purgeIfNeeded();
@@ -42,7 +42,7 @@ class PurgePolicyTest {
             timer.advanceClock(1);
             p.engine().purgeIfNeeded();
             assertThat(p.stats().purges()).as("a second after the last purge (the start)").isEqualTo(1);
-            assertThat(p.engine().emptyKeyLists()).isZero();
+            assertThat(p.engine().counters().emptyLists()).isZero();
 
             settleOn(p, "b");
             timer.advanceClock(500);
@@ -66,7 +66,7 @@ class PurgePolicyTest {
         p.engine().purgeIfNeeded();
 
         assertThat(p.stats().purges()).isZero();
-        assertThat(p.engine().emptyKeyLists()).isEqualTo(KEPT_PER_SHARD);
+        assertThat(p.engine().counters().emptyLists()).isEqualTo(KEPT_PER_SHARD);
         p.close();
     }
 
@@ -79,20 +79,18 @@ class PurgePolicyTest {
         p.tryCompleteElseWatch(first, List.of(key));
         key.hash = 78;
         assertThat(first.cancel()).isTrue(); // the shard keeps no more, and its removal does not find it: mapped
-        assertThat(p.engine().emptyKeyLists()).isEqualTo(KEPT_PER_SHARD + 1);
-        // DEFECT?: WatcherList.keepOrRemoveIfEmpty counts a list left mapped in emptyKept only if its removal
-        // threw, not if remove(key, list) returned false (the key's hash changed): checkInvariants then fails
-        // "(K5) 17 kept empty lists, counted 16", and the list found again is reused as if kept (emptyKept 15).
+        assertThat(p.engine().counters().emptyLists()).isEqualTo(KEPT_PER_SHARD + 1);
         p.engine().checkInvariants();
 
         key.hash = 77; // found again: the list left mapped is reused
         HookOp second = new HookOp(100);
         p.tryCompleteElseWatch(second, List.of(key));
-        assertThat(p.engine().emptyKeyLists()).isEqualTo(KEPT_PER_SHARD);
+        assertThat(p.engine().counters().emptyLists()).isEqualTo(KEPT_PER_SHARD);
         p.engine().checkInvariants();
 
         assertThat(second.forceComplete()).isTrue();
-        assertThat(p.engine().emptyKeyLists()).as("the shard still keeps 16: the list is removed, not kept as a 17th")
+        assertThat(p.engine().counters().emptyLists())
+                .as("the shard still keeps 16: the list is removed, not kept as a 17th")
                 .isEqualTo(KEPT_PER_SHARD);
         p.engine().checkInvariants();
         p.close();
@@ -102,11 +100,11 @@ class PurgePolicyTest {
     void watch_keyWhoseEmptiedListIsKept_reusesItAndKeepsCountingExactly() {
         DelayedOperationPurgatory<HookOp> p = purgatory();
         settleOn(p, "hot");
-        assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
+        assertThat(p.engine().counters().emptyLists()).isEqualTo(1);
 
         HookOp op = new HookOp(100);
         p.tryCompleteElseWatch(op, List.of("hot"));
-        assertThat(p.engine().emptyKeyLists()).as("reused").isZero();
+        assertThat(p.engine().counters().emptyLists()).as("reused").isZero();
         assertThat(p.watchedKeys()).isEqualTo(1);
         op.forceComplete();
         for (int i = 0; i < KEPT_PER_SHARD; i++) {
@@ -115,7 +113,7 @@ class PurgePolicyTest {
         settleOn(p, "fresh-1");
         settleOn(p, "fresh-2");
 
-        assertThat(p.engine().emptyKeyLists()).as("hot, fresh-1 and fresh-2 are all kept").isEqualTo(3);
+        assertThat(p.engine().counters().emptyLists()).as("hot, fresh-1 and fresh-2 are all kept").isEqualTo(3);
         assertThat(p.watchedKeys()).isZero();
         p.engine().checkInvariants();
         p.close();
@@ -129,15 +127,15 @@ class PurgePolicyTest {
         HookOp op = new HookOp(100);
         p.tryCompleteElseWatch(op, List.of("k"));
         op.forceComplete();
-        assertThat(p.engine().emptyKeyLists()).as("kept for reuse").isEqualTo(1);
+        assertThat(p.engine().counters().emptyLists()).as("kept for reuse").isEqualTo(1);
 
         clock.advance(500, TimeUnit.MILLISECONDS);
         p.engine().purgeIfNeeded();
-        assertThat(p.engine().emptyKeyLists()).as("kept less than a second").isEqualTo(1);
+        assertThat(p.engine().counters().emptyLists()).as("kept less than a second").isEqualTo(1);
         clock.advance(600, TimeUnit.MILLISECONDS);
         p.engine().purgeIfNeeded();
 
-        assertThat(p.engine().emptyKeyLists()).isZero();
+        assertThat(p.engine().counters().emptyLists()).isZero();
         assertThat(p.stats().purges()).isEqualTo(1);
         p.close();
     }
@@ -150,11 +148,12 @@ class PurgePolicyTest {
             HookOp op = new HookOp(60_000);
             p.tryCompleteElseWatch(op, List.of("k"));
             op.forceComplete();
-            assertThat(p.engine().emptyKeyLists()).isEqualTo(1);
+            assertThat(p.engine().counters().emptyLists()).isEqualTo(1);
 
             clock.advance(2, TimeUnit.SECONDS);
 
-            ReliabilitySupport.awaitCondition("the reaper swept the kept list", () -> p.engine().emptyKeyLists() == 0);
+            ReliabilitySupport.awaitCondition("the reaper swept the kept list", () -> p.engine().counters()
+                    .emptyLists() == 0);
         }
     }
 

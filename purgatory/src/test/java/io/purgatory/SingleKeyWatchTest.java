@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * An operation watched on one key is its own node on that key's list, and its one reference field
- * names that list while it is linked (Watchers K3): observed (its ObservedOwner keeps the list)
+ * names that list while it is linked (Watchers K3): observed (its WaitOwner keeps the list)
  * or not. Settles and undos that land while it is being watched on its only key leave it on no
  * list, its wait ended once, and a failed submission leaves it free for another purgatory.
  */

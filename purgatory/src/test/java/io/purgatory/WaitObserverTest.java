@@ -90,7 +90,7 @@ class WaitObserverTest {
         MockOperation op = new MockOperation(100);
         p.tryCompleteElseWatch(op, List.of("a"));
 
-        assertThat(EngineInternals.isObserved(op)).as("(N6) an observed operation's owner is its ObservedOwner")
+        assertThat(EngineInternals.isObserved(op)).as("(N6) an observed operation's owner is its WaitOwner")
                 .isTrue();
         assertThat(EngineInternals.listKey(op)).as("(K3) linked on its one key's list itself").isEqualTo("a");
         assertThat(EngineInternals.ownerEngine(op)).isSameAs(p.engine());
@@ -146,7 +146,7 @@ class WaitObserverTest {
 
         p.tryCompleteElseWatch(op, List.of("a", "b"));
 
-        assertThat(EngineInternals.isObserved(op)).as("(N6) only a wait given a handle has an ObservedOwner").isFalse();
+        assertThat(EngineInternals.isObserved(op)).as("(N6) only a wait given a handle has a WaitOwner").isFalse();
         assertThat(EngineInternals.ownerEngine(op)).isSameAs(p.engine());
         timer.advanceClock(100);
         assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);

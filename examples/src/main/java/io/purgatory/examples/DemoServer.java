@@ -237,6 +237,10 @@ public final class DemoServer implements AutoCloseable {
         return replicaManager;
     }
 
+    OrderPayments payments() {
+        return payments;
+    }
+
     PrometheusMeterRegistry registry() {
         return registry;
     }

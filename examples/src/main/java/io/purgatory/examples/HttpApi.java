@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * from the purgatories' callbacks), the order-payment long poll {@code GET /orders/{id}/wait} and
  * {@code POST /orders/{id}/paid} ({@link OrderApi}), {@code GET /metrics} (Prometheus text),
  * {@code GET /api/stats} (JSON), {@code GET /api/history?after=} (the dashboard's last two minutes,
- * {@link DemoHistory}) and {@code GET /} (the dashboard). Every error is JSON with a status: bad
+ * {@link DemoHistory}), {@code GET /api/pending?limit=} (each purgatory's oldest pending operations,
+ * {@link OldestWaits}) and {@code GET /} (the dashboard). Every error is JSON with a status: bad
  * parameters 400 naming them, an unknown partition 404, a payload over {@link #MAX_PAYLOAD_BYTES}
  * or a body over {@link #MAX_BODY_BYTES} 413.
  */
@@ -53,6 +55,7 @@ final class HttpApi {
     private final PrometheusMeterRegistry registry;
     private final DemoStats stats;
     private final DemoHistory history;
+    private final OldestWaits oldest;
     private final byte[] dashboard;
 
     HttpApi(ReplicaManager replicaManager, OrderPayments payments, PrometheusMeterRegistry registry, DemoStats stats,
@@ -62,6 +65,8 @@ final class HttpApi {
         this.registry = registry;
         this.stats = stats;
         this.history = history;
+        this.oldest = new OldestWaits(List.of(replicaManager.producePurgatory(), replicaManager.fetchPurgatory(),
+                payments.purgatory()));
         try (InputStream in = HttpApi.class.getResourceAsStream("dashboard.html")) {
             if (in == null) {
                 throw new IllegalStateException("dashboard.html missing from the classpath");
@@ -96,6 +101,7 @@ final class HttpApi {
                 respond(e, 200, "application/json", stats.toJson())));
         server.createContext("/api/history", exchange -> handle(exchange, "GET", e -> respond(e, 200,
                 "application/json", history.toJson(longParam(params(e), "after", -1, -1, Long.MAX_VALUE)))));
+        server.createContext("/api/pending", exchange -> handle(exchange, "GET", this::pending));
         server.createContext("/", exchange -> handle(exchange, "GET", this::dashboard));
         server.setExecutor(executor);
         server.start();
@@ -196,6 +202,11 @@ final class HttpApi {
             }
             respondQuietly(exchange, 200, json.endArray().endObject().toString());
         });
+    }
+
+    private void pending(HttpExchange exchange) throws IOException {
+        long limit = longParam(params(exchange), "limit", OldestWaits.DEFAULT_LIMIT, 1, OldestWaits.MAX_LIMIT);
+        respond(exchange, 200, "application/json", oldest.toJson((int) limit));
     }
 
     private void dashboard(HttpExchange exchange) throws IOException {

@@ -1,6 +1,6 @@
 package io.purgatory.examples;
 
-/** A minimal JSON writer for the demo's responses (no dependency for four small documents). */
+/** A minimal JSON writer for the demo's responses (no dependency for five small documents). */
 final class Json {
 
     private final StringBuilder out = new StringBuilder(256);
@@ -39,6 +39,21 @@ final class Json {
         return this;
     }
 
+    Json field(String name, boolean value) {
+        key(name);
+        out.append(value);
+        needComma = true;
+        return this;
+    }
+
+    /** {@code value}, or null. */
+    Json fieldOrNull(String name, Long value) {
+        key(name);
+        out.append(value == null ? "null" : value.toString());
+        needComma = true;
+        return this;
+    }
+
     Json field(String name, long value) {
         key(name);
         out.append(value);
@@ -56,6 +71,13 @@ final class Json {
     Json value(long value) {
         comma();
         out.append(value);
+        needComma = true;
+        return this;
+    }
+
+    Json value(String value) {
+        comma();
+        string(value);
         needComma = true;
         return this;
     }

@@ -54,7 +54,7 @@ final class OrderApi {
         payments.awaitPayment(orderId, Duration.ofMillis(timeoutMs)).whenComplete((paid, error) -> {
             if (error == null) {
                 HttpApi.respondQuietly(exchange, 200, json(paid));
-            } else if (error instanceof WaitTimeoutException timeout && timeout.closed()
+            } else if ((error instanceof WaitTimeoutException timeout && timeout.closed())
                     || error instanceof IllegalStateException) { // answered by the close, or came after it
                 HttpApi.respondQuietly(exchange, 503, HttpApi.error("SHUTTING_DOWN", "the server is stopping"));
             } else if (error instanceof TimeoutException) {

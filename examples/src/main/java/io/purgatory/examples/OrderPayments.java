@@ -2,6 +2,7 @@ package io.purgatory.examples;
 
 import io.purgatory.KeyedWaits;
 import io.purgatory.KeyedWaitsBuilder;
+import io.purgatory.Purgatory;
 import io.purgatory.PurgatoryStats;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,6 +62,11 @@ public final class OrderPayments implements AutoCloseable {
     /** The counters of the waits: pending, completed, expired... */
     public PurgatoryStats stats() {
         return waits.stats();
+    }
+
+    /** The waits as a {@link Purgatory}, for the demo's view of what is pending. */
+    Purgatory purgatory() {
+        return waits;
     }
 
     /** Payments kept now for waits still to come. */

@@ -13,6 +13,7 @@ import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -32,9 +33,12 @@ import org.junit.jupiter.api.Test;
  * 1280, 1400 and 1920 px (no element outside its card, no row of cards mostly empty), checked by
  * layout-check.html, a test page served by the demo's own server that loads the dashboard in a
  * frame of each width and posts what it found back to the server, with the y axes the dashboard
- * makes for a range of maxima (every tick labelled with its true value). The test waits for that post in
- * real time (up to 90 s, so a loaded CI machine only makes it slower), not for a budget of Chromium's
- * virtual time, which ran out before the charts were drawn on a loaded machine. Saves
+ * makes for a range of maxima (every tick labelled with its true value), and its table of the
+ * oldest pending waits: it has rows, its content changes between two reads while the demo runs (it
+ * is refreshed), and an order id with markup, which the test makes wait, shows as text (no element
+ * is made of it). The test waits for that post in real time (up to 90 s, so a loaded CI machine
+ * only makes it slower), not for a budget of Chromium's virtual time, which ran out before the
+ * charts were drawn on a loaded machine. Saves
  * target/dashboard-1280.png and target/dashboard-1920.png to look at.
  * Outside CI the test is skipped when no Chromium is installed; in CI (CI=true) it fails.
  */
@@ -42,10 +46,13 @@ class DashboardBrowserTest {
 
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Pattern WIDTH_LINE = Pattern.compile(
-            "width=(\\d+) history=(\\d+) pending=(\\d+) produceLinePixels=(\\d+) ticks=(\\S+) problems=(.*)");
+            "width=(\\d+) history=(\\d+) pending=(\\d+) produceLinePixels=(\\d+) ticks=(\\S+) oldestRows=(\\d+)"
+                    + " oldestRefreshed=(\\S+) markupKey=(\\S+) problems=(.*)");
+    /** An order id with markup: the table must show it as text, and no element of that id must appear. */
+    private static final String MARKUP_KEY = "<img id=\"injected\" src=\"x\">";
 
     @Test
-    void dashboard_onLoad_drawsTheKeptHistory_andItsLayoutHoldsAtCommonWidths() throws Exception {
+    void dashboard_onLoad_drawsTheKeptHistory_refreshesTheOldestWaits_andItsLayoutHolds() throws Exception {
         boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
         if (!ci) {
             assumeTrue(Files.isExecutable(CHROMIUM), "Chromium not installed (apt-get install chromium)");
@@ -64,6 +71,7 @@ class DashboardBrowserTest {
             Eventually.await("3 s of history and operations pending", () -> demo.history().samplesAfter(-1).size() >= 3
                     && demo.replicaManager().producePurgatory().numDelayed() > 0);
             int keptBeforeLoad = demo.history().samplesAfter(-1).size();
+            CompletableFuture<?> markupWait = demo.payments().awaitPayment(MARKUP_KEY, Duration.ofMinutes(5));
 
             CompletableFuture<String> result = new CompletableFuture<>();
             AtomicReference<String> progress = new AtomicReference<>("no report yet");
@@ -89,14 +97,18 @@ class DashboardBrowserTest {
             while (line.find()) {
                 String width = line.group(1);
                 widths.add(width);
-                assertThat(line.group(6)).as("layout problems at %s px", width).isEqualTo("none");
+                assertThat(line.group(9)).as("layout problems at %s px", width).isEqualTo("none");
                 assertThat(line.group(5)).as("axis ticks whose label is not their value").isEqualTo("none");
                 assertThat(Integer.parseInt(line.group(2))).as("seconds of history drawn at %s px", width)
                         .isGreaterThanOrEqualTo(keptBeforeLoad);
                 assertThat(Integer.parseInt(line.group(3))).as("pending produce at %s px", width).isPositive();
                 assertThat(Integer.parseInt(line.group(4))).as("pixels of the produce line at %s px", width)
                         .isGreaterThan(20);
+                assertThat(Integer.parseInt(line.group(6))).as("rows of the oldest waits at %s px", width).isPositive();
+                assertThat(line.group(7)).as("the oldest waits refreshed at %s px", width).isEqualTo("true");
+                assertThat(line.group(8)).as("the key with markup at %s px", width).isEqualTo("text");
             }
+            assertThat(markupWait).as("the order with markup still waits").isNotDone();
             assertThat(widths).as("the check page's result:%n%s", report).containsExactly("1280", "1400", "1920");
 
             for (String size : List.of("1280,900", "1920,1080")) {

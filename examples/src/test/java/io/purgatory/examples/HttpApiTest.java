@@ -172,6 +172,28 @@ class HttpApiTest {
     }
 
     @Test
+    void pending_aProduceAndAnOrderWaiting_listsEachPurgatorysOldestWithItsKeys() throws Exception {
+        CompletableFuture<HttpResponse<String>> produce =
+                post("/produce?partition=0&payload=hello&acks=all&timeoutMs=60000");
+        CompletableFuture<HttpResponse<String>> order = get("/orders/order-7/wait?timeoutMs=60000");
+        Eventually.await("produce and order waiting", () -> replicas.producePurgatory().numDelayed() == 1
+                && payments.stats().pending() == 1);
+
+        String body = done(get("/api/pending?limit=5")).body();
+
+        assertThat(body).startsWith("{\"limit\":5,\"purgatories\":[")
+                .containsPattern("\\{\"name\":\"produce\",\"pending\":1,\"oldest\":\\[\\{\"kind\":\"DelayedProduce\","
+                        + "\"keys\":\\[\"demo-0\"\\],\"ageMs\":\\d+,\"timeLeftMs\":\\d+,\"position\":1,"
+                        + "\"tried\":(true|false)}]}")
+                .contains("{\"name\":\"fetch\",\"pending\":0,\"oldest\":[]}")
+                .containsPattern("\\{\"name\":\"orders\",\"pending\":1,\"oldest\":\\[\\{\"kind\":\"KeyedWait\","
+                        + "\"keys\":\\[\"order-7\"\\],\"ageMs\":\\d+,\"timeLeftMs\":\\d+,");
+        assertThat(List.of(produce, order)).as("listing leaves them waiting").noneMatch(CompletableFuture::isDone);
+        assertBadRequest(get("/api/pending?limit=0"), "limit", "0");
+        assertBadRequest(get("/api/pending?limit=101"), "limit", "101");
+    }
+
+    @Test
     void history_afterSamples_servesThemOldestFirst_andAfterASeqOnlyTheNewerOnes() throws Exception {
         assertThat(done(get("/api/history")).body()).startsWith("{\"capacity\":120,\"intervalMs\":1000,"
                 + "\"latestSeq\":-1,\"samples\":[]");

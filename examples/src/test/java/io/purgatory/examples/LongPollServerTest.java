@@ -15,6 +15,7 @@ import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -25,7 +26,7 @@ class LongPollServerTest {
 
     private final ManualTimer timer = new ManualTimer(); // time passes when the test says so
     private final KeyedWaits<String, String> payments = KeyedWaits.builder("payments").timer(timer)
-            .retainEvents(Duration.ofSeconds(30), 100).build();
+            .retainEvents(Duration.ofSeconds(30), 100).maxPending(2).build();
     private final HttpClient client = HttpClient.newHttpClient();
     private HttpServer server;
 
@@ -80,6 +81,39 @@ class LongPollServerTest {
         LongPollServer.stop(payments, server);
 
         assertThat(wait.join().statusCode()).isEqualTo(503);
+    }
+
+    @Test
+    void wait_maxPendingReached_gets429() throws InterruptedException {
+        CompletableFuture<HttpResponse<String>> first = send("GET", "/orders/41/wait", "");
+        CompletableFuture<HttpResponse<String>> second = send("GET", "/orders/42/wait", "");
+        assertThat(timer.awaitScheduled(2, Duration.ofSeconds(30))).as("maxPending (2) waits pending").isTrue();
+
+        assertThat(send("GET", "/orders/43/wait", "").join().statusCode()).isEqualTo(429);
+        assertThat(List.of(first, second)).as("the waits held").noneMatch(CompletableFuture::isDone);
+    }
+
+    @Test
+    void wait_afterTheWaitsClosed_gets503() {
+        payments.close();
+
+        assertThat(send("GET", "/orders/42/wait", "").join().statusCode()).isEqualTo(503);
+    }
+
+    @Test
+    void pending_twoWaits_listsThemOldestFirstWithTheirKeys() throws InterruptedException {
+        CompletableFuture<HttpResponse<String>> first = send("GET", "/orders/41/wait", "");
+        assertThat(timer.awaitScheduled(1, Duration.ofSeconds(30))).as("the first wait is pending").isTrue();
+        timer.advanceClock(5_000);
+        CompletableFuture<HttpResponse<String>> second = send("GET", "/orders/42/wait", "");
+        assertThat(timer.awaitScheduled(2, Duration.ofSeconds(30))).as("the second wait is pending").isTrue();
+
+        assertThat(send("GET", "/pending", "").join().body()).isEqualTo("[{\"keys\":[\"41\"],\"ageMs\":5000,"
+                + "\"timeLeftMs\":15000,\"tried\":false},{\"keys\":[\"42\"],\"ageMs\":0,\"timeLeftMs\":20000,"
+                + "\"tried\":false}]");
+        assertThat(send("GET", "/pending?limit=1", "").join().body()).startsWith("[{\"keys\":[\"41\"]").endsWith("}]")
+                .doesNotContain("42");
+        assertThat(List.of(first, second)).as("still waiting").noneMatch(CompletableFuture::isDone);
     }
 
     private CompletableFuture<HttpResponse<String>> send(String method, String path, String body) {

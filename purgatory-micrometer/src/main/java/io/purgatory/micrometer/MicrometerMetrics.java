@@ -25,6 +25,10 @@ import java.util.Objects;
  *       never watched: add it to the completed timer's count for every completion),
  *       {@code purgatory.callback.errors} (tagged {@code callback}), {@code purgatory.rejected},
  *       {@code purgatory.purges}, {@code purgatory.expirations.refused};
+ *   <li>with tenants: the gauge {@code purgatory.tenants} (tenants with pending operations) and the
+ *       counter {@code purgatory.tenant.rejected} (refusals at a tenant's bound, among
+ *       {@code purgatory.rejected}); never tagged by tenant, whose number has no bound: ask
+ *       {@code topTenants} for the tenants themselves;
  *   <li>for {@code KeyedWaits}: the counters {@code purgatory.events.unanswered} (events that
  *       answered no wait; with early events, none within their window either) and
  *       {@code purgatory.events.late} (events that answered no wait after a wait on their key timed

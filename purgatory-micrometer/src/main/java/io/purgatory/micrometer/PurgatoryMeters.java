@@ -66,7 +66,8 @@ final class PurgatoryMeters implements MetricsRecorder {
             "purgatory.operations", "purgatory.expiration.lateness", "purgatory.completed.first.try",
             "purgatory.callback.errors", "purgatory.rejected", "purgatory.purges", "purgatory.expirations.refused",
             "purgatory.events.retained", "purgatory.events.retained.hits", "purgatory.events.retained.evicted",
-            "purgatory.events.unanswered", "purgatory.events.late");
+            "purgatory.events.unanswered", "purgatory.events.late", "purgatory.tenants",
+            "purgatory.tenant.rejected");
 
     /** Held by every binding's check and registrations (M1, M2), in any registry. */
     private static final Object BINDING = new Object();
@@ -178,8 +179,13 @@ final class PurgatoryMeters implements MetricsRecorder {
             counter("purgatory.callback.errors", "Callbacks that threw", s,
                     tags.and("callback", callback.methodName()), src -> src.callbackErrors(callback));
         }
-        counter("purgatory.rejected", "Submissions refused because the purgatory was full", s, tags,
-                MetricsSource::rejected);
+        counter("purgatory.rejected", "Submissions refused because the purgatory, or their tenant's share of it,"
+                + " was full", s, tags, MetricsSource::rejected);
+        if (s.hasTenants()) {
+            gauge("purgatory.tenants", "tenants", "Tenants with pending operations", s, tags, MetricsSource::tenants);
+            counter("purgatory.tenant.rejected", "Submissions refused because their tenant held its maximum of"
+                    + " pending operations", s, tags, MetricsSource::rejectedForTenant);
+        }
         counter("purgatory.purges", "Purges of watch lists run by the reaper", s, tags, MetricsSource::purges);
         counter("purgatory.expirations.refused",
                 "Expirations the expiration executor refused (execute threw); they ran on the timer's thread", s,

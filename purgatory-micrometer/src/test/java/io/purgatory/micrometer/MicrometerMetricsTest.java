@@ -12,6 +12,7 @@ import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.KeyedWaits;
 import io.purgatory.PurgatoryBuilder;
 import io.purgatory.PurgatoryFullException;
+import io.purgatory.TenantFullException;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -209,6 +210,28 @@ class MicrometerMetricsTest {
             assertThat(registry.get("purgatory.watched").tag("purgatory", "later").gauge().value()).isEqualTo(2.0);
         }
         assertThat(registry.find("purgatory.watched").tag("purgatory", "later").meter()).isNull();
+    }
+
+    @Test
+    void tenantMeters_onlyWithTenants_countTheTenantsAndTheirRefusals_taggedByNoTenant() {
+        try (DelayedOperationPurgatory<Op> tenanted = builder("tenanted")
+                .tenants(op -> op.delayMs() == 1_000 ? "a" : "b", 1).build()) {
+            tenanted.tryCompleteElseWatch(new Op(1_000), List.of("k"));
+            tenanted.tryCompleteElseWatch(new Op(2_000), List.of("k"));
+            assertThatThrownBy(() -> tenanted.tryCompleteElseWatch(new Op(1_000), List.of("k")))
+                    .isInstanceOf(TenantFullException.class);
+
+            assertThat(registry.get("purgatory.tenants").tag("purgatory", "tenanted").gauge().value()).isEqualTo(2.0);
+            assertThat(registry.get("purgatory.tenant.rejected").tag("purgatory", "tenanted").functionCounter()
+                    .count()).isEqualTo(1.0);
+            assertThat(registry.get("purgatory.rejected").tag("purgatory", "tenanted").functionCounter().count())
+                    .as("among all refusals").isEqualTo(1.0);
+            assertThat(registry.find("purgatory.tenants").meters()).allSatisfy(m -> assertThat(m.getId().getTags())
+                    .extracting(Tag::getKey).containsExactly("purgatory"));
+        }
+        assertThat(registry.find("purgatory.tenants").meter()).as("removed on close").isNull();
+        assertThat(registry.find("purgatory.tenant.rejected").tag("purgatory", "metered").meter())
+                .as("none without tenants").isNull();
     }
 
     private PurgatoryBuilder<Op> builder(String name) {

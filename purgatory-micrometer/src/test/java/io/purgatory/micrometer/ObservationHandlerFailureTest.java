@@ -8,10 +8,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import io.purgatory.DelayedOperationPurgatory;
 import io.purgatory.KeyedWaits;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,6 +63,19 @@ class ObservationHandlerFailureTest {
         @Override
         public boolean supportsContext(Observation.Context context) {
             return true;
+        }
+    }
+
+    /** Each handler failure is reported once, as an ERROR of the purgatory's logger: asserted, not printed. */
+    private final LogCapture log = new LogCapture(DelayedOperationPurgatory.class);
+
+    @AfterEach
+    void eachFailureWasReported() {
+        try {
+            assertThat(log.events()).as("the handler's failure, reported").isNotEmpty()
+                    .allSatisfy(e -> assertThat(e.getFormattedMessage()).contains("its WaitObserver threw"));
+        } finally {
+            log.close();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.purgatory.spring;
 
+import io.purgatory.KeyRenderer;
 import java.util.Map;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -19,7 +20,9 @@ import org.springframework.util.ClassUtils;
  *       they configure only the starter's;
  *   <li>{@code purgatory.observations.link-answers=true} when {@code purgatory.observations.enabled} is
  *       false, and {@code purgatory.metrics.buckets} when {@code purgatory.metrics.enabled} is false;
- *   <li>{@code purgatory.kafka.*} without {@code purgatory-kafka} on the class path.
+ *   <li>{@code purgatory.kafka.*} without {@code purgatory-kafka} on the class path;
+ *   <li>{@code purgatory.actuator.keys} when the application defines a {@code KeyRenderer} bean,
+ *       which the endpoint shows keys with instead.
  * </ul>
  */
 final class InapplicableProperties implements SmartInitializingSingleton {
@@ -49,6 +52,10 @@ final class InapplicableProperties implements SmartInitializingSingleton {
         if (!enabled("purgatory.metrics.enabled")) {
             refuseIfSet("purgatory.metrics.buckets", "it cannot apply with purgatory.metrics.enabled=false: no"
                     + " purgatory is bound to the meters");
+        }
+        if (beanFactory.getBeanNamesForType(KeyRenderer.class, true, false).length > 0) {
+            refuseIfSet("purgatory.actuator.keys", "the application defines a KeyRenderer bean, which the purgatories"
+                    + " endpoint shows keys with instead: remove the property, or the bean");
         }
         if (!ClassUtils.isPresent(KAFKA_FEED, beanFactory.getBeanClassLoader())) {
             refuseIfSet("purgatory.kafka", "io.purgatory:purgatory-kafka is not on the class path, so no feed is"

@@ -10,9 +10,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  *
  * <pre>{@code
  * @Bean
- * KafkaFeedMapping<String, Payment> paymentRecords(JsonMapper json) {
- *     return KafkaFeedMapping.of("payments", record -> new String(record.key(), UTF_8),
- *             record -> json.readValue(record.value(), Payment.class));
+ * KafkaFeedMapping<Long, String> paymentRecords() {
+ *     return KafkaFeedMapping.of("payments", record -> Long.valueOf(new String(record.key(), UTF_8)),
+ *             record -> new String(record.value(), UTF_8));
  * }
  * }</pre>
  *

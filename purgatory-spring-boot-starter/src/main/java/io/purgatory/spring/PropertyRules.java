@@ -36,7 +36,7 @@ final class PropertyRules {
         return type == PurgatoryProperties.class || type == PurgatoryProperties.SharedRuntime.class
                 || type == PurgatoryProperties.Metrics.class || type == PurgatoryProperties.Health.class
                 || type == PurgatoryProperties.Observations.class || type == PurgatoryProperties.Kafka.class
-                || type == PurgatoryProperties.Feed.class;
+                || type == PurgatoryProperties.Feed.class || type == PurgatoryProperties.Actuator.class;
     }
 
     /** Rejects each field of {@code target} out of its range into {@code errors}, under its property name. */
@@ -78,6 +78,11 @@ final class PropertyRules {
             }
         } else if (target instanceof PurgatoryProperties.Feed feed) {
             checkFeed(feed, errors);
+        } else if (target instanceof PurgatoryProperties.Actuator actuator) {
+            if (actuator.keyRenderer() == null) {
+                errors.rejectValue("keys", INVALID, "must be shown (toString cut to 64 characters), hidden (each"
+                        + " as *) or a number of characters from 1 to 999999999");
+            }
         } else if (target instanceof PurgatoryProperties.Health health) {
             if (health.getRejectionWindow() == null || health.getRejectionWindow().isNegative()) {
                 errors.rejectValue("rejection-window", INVALID, "must be 0 or more");

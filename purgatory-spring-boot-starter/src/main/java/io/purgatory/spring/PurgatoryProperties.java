@@ -1,12 +1,14 @@
 package io.purgatory.spring;
 
 import io.purgatory.ClosePolicy;
+import io.purgatory.KeyRenderer;
 import io.purgatory.PurgatoryBuilder;
 import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
@@ -19,7 +21,8 @@ import org.springframework.validation.Validator;
  * hands out ({@code shards}, {@code max-pending}, {@code close-policy}), the Micrometer binding of
  * every purgatory bean not bound yet ({@code purgatory.metrics.*}), the observation of each wait
  * of the factory's purgatories ({@code purgatory.observations.*}), the health contributor
- * ({@code purgatory.health.*}) and the Kafka feeds of keyed waits ({@code purgatory.kafka.*}, with
+ * ({@code purgatory.health.*}), what the {@code purgatories} actuator endpoint shows of keys
+ * ({@code purgatory.actuator.*}) and the Kafka feeds of keyed waits ({@code purgatory.kafka.*}, with
  * {@code purgatory-kafka} on the class path). A purgatory you build yourself with
  * {@code KeyedWaits.builder(...)} or {@code DelayedOperationPurgatory.builder(...)} keeps its own
  * settings; only the metrics binding reaches it, when it is a bean. The defaults are the core's
@@ -38,6 +41,7 @@ public class PurgatoryProperties implements Validator {
     private final Observations observations = new Observations();
     private final Health health = new Health();
     private final Kafka kafka = new Kafka();
+    private final Actuator actuator = new Actuator();
 
     /** Shards of the key space of each purgatory from the PurgatoryFactory: a power of two from 1 to 65536. */
     private int shards = PurgatoryBuilder.DEFAULT_SHARDS;
@@ -93,6 +97,11 @@ public class PurgatoryProperties implements Validator {
     /** The Kafka feeds' settings. */
     public Kafka getKafka() {
         return kafka;
+    }
+
+    /** The purgatories actuator endpoint's settings. */
+    public Actuator getActuator() {
+        return actuator;
     }
 
     /** Shards of each purgatory from the factory. */
@@ -299,6 +308,48 @@ public class PurgatoryProperties implements Validator {
             this.rejectionWindow = rejectionWindow;
         }
     }
+
+    /** The {@code purgatories} actuator endpoint. */
+    public static class Actuator {
+
+        /**
+         * How /actuator/purgatories/{name} shows the keys and tenants of pending operations, which
+         * can hold personal data: shown (toString cut to 64 characters), hidden (each as *), or a
+         * number of characters to cut toString to. Not to be set when the application defines a
+         * KeyRenderer bean: the endpoint shows keys with it.
+         */
+        private String keys = "shown";
+
+        /** How the endpoint shows keys: shown, hidden or a number of characters. */
+        public String getKeys() {
+            return keys;
+        }
+
+        /** Sets how the endpoint shows keys: shown, hidden or a number of characters. */
+        public void setKeys(String keys) {
+            this.keys = keys;
+        }
+
+        /**
+         * The renderer {@link #getKeys() keys} names, or null if it names none: {@code shown}
+         * ({@link KeyRenderer#DEFAULT}), {@code hidden} ({@link KeyRenderer#HIDDEN}) or a number
+         * {@code n} from 1 ({@link KeyRenderer#truncated(int) truncated(n)}), case and spaces aside.
+         */
+        KeyRenderer keyRenderer() {
+            String value = keys == null ? "" : keys.strip().toLowerCase(Locale.ROOT);
+            if (value.equals("shown")) {
+                return KeyRenderer.DEFAULT;
+            }
+            if (value.equals("hidden")) {
+                return KeyRenderer.HIDDEN;
+            }
+            if (!value.matches("[0-9]{1,9}") || Integer.parseInt(value) < 1) {
+                return null;
+            }
+            return KeyRenderer.truncated(Integer.parseInt(value));
+        }
+    }
+
     /**
      * The Kafka feeds of keyed waits ({@code purgatory-kafka} on the class path): one
      * {@code KafkaFeed} bean per entry of {@code purgatory.kafka.feeds}, keyed by the name of the

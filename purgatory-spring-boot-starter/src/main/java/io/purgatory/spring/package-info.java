@@ -20,6 +20,11 @@
  *   <li>{@link PurgatoryActuatorAutoConfiguration}: the endpoint and the health contributor.
  *   <li>{@link PurgatoryWebAutoConfiguration}: the answers of controllers that return a wait's
  *       future, in Spring MVC and WebFlux.
+ *   <li>{@link PurgatoryHealthChecks}: the checks of the {@code purgatories} health contributor.
+ *   <li>{@link PurgatoryKafkaAutoConfiguration}: with {@code purgatory-kafka}, a feed per entry of
+ *       {@code purgatory.kafka.feeds}, its meters, its readiness, closed before its waits.
+ *   <li>{@link KafkaFeedMapping}: how an auto-configured feed maps a record to a key and a value.
+ *   <li>{@link KafkaFeedHealthChecks}: the checks of the {@code kafkaFeeds} health contributor.
  * </ul>
  */
 package io.purgatory.spring;

@@ -40,7 +40,7 @@ class ConfigurationMetadataTest {
                 "purgatory.close-policy", "purgatory.metrics.enabled", "purgatory.metrics.buckets",
                 "purgatory.observations.enabled", "purgatory.observations.link-answers",
                 "purgatory.health.rejection-window", "purgatory.kafka.bootstrap-servers", "purgatory.kafka.consumer",
-                "purgatory.kafka.feeds");
+                "purgatory.kafka.feeds", "purgatory.actuator.keys");
     }
 
     /**
@@ -61,7 +61,8 @@ class ConfigurationMetadataTest {
                 .containsEntry("purgatory.max-pending", "0")
                 .containsEntry("purgatory.close-policy", "expire")
                 .containsEntry("purgatory.observations.enabled", "true")
-                .containsEntry("purgatory.observations.link-answers", "true");
+                .containsEntry("purgatory.observations.link-answers", "true")
+                .containsEntry("purgatory.actuator.keys", "shown");
         assertThat(properties.getShards()).isEqualTo(PurgatoryBuilder.DEFAULT_SHARDS);
         assertThat(properties.getRuntime().getTick()).isEqualTo(Duration.ofMillis(TimerSettings.DEFAULT.tickMs()));
         assertThat(properties.getRuntime().getWheelSize()).isEqualTo(TimerSettings.DEFAULT.wheelSize());

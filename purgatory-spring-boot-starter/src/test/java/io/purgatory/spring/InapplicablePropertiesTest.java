@@ -2,6 +2,7 @@ package io.purgatory.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.KeyRenderer;
 import io.purgatory.KeyedWaits;
 import io.purgatory.PurgatoryRuntime;
 import org.junit.jupiter.api.Test;
@@ -28,15 +29,19 @@ class InapplicablePropertiesTest {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(delimiter = '|', value = {
         "purgatory.runtime.tick=5ms | with its own runtime | purgatory.runtime.tick | defines its own PurgatoryRuntime",
+        "purgatory.actuator.keys=hidden | with a KeyRenderer | purgatory.actuator.keys | defines a KeyRenderer bean",
         "purgatory.observations.link-answers=true | purgatory.observations.enabled=false"
             + " | purgatory.observations.link-answers | purgatory.observations.enabled=false",
         "purgatory.metrics.buckets=10ms | purgatory.metrics.enabled=false | purgatory.metrics.buckets"
             + " | purgatory.metrics.enabled=false"})
     void startup_propertyThatCannotApply_failsNamingIt(String setting, String beside, String property,
                                                        String reason) {
-        ApplicationContextRunner context = beside.equals("with its own runtime")
-                ? runner.withBean("own", PurgatoryRuntime.class, () -> PurgatoryRuntime.builder("own").build())
-                : runner.withPropertyValues(beside);
+        ApplicationContextRunner context = switch (beside) {
+            case "with its own runtime" ->
+                    runner.withBean("own", PurgatoryRuntime.class, () -> PurgatoryRuntime.builder("own").build());
+            case "with a KeyRenderer" -> runner.withBean(KeyRenderer.class, () -> KeyRenderer.HIDDEN);
+            default -> runner.withPropertyValues(beside);
+        };
         context.withPropertyValues(setting).run(started -> assertThat(started).getFailure()
                 .extracting(InapplicablePropertiesTest::refusal)
                 .isInstanceOfSatisfying(InvalidConfigurationPropertyValueException.class, refused -> {

@@ -150,6 +150,32 @@ class MvcLongPollTest {
         assertThat(http.get("/actuator/purgatories/nothing").join().statusCode()).isEqualTo(404);
     }
 
+    @Test
+    void actuator_onePurgatory_listsItsOldestWaitsAndRefusesABadParameterWith400() throws IOException {
+        for (String order : List.of("list-1", "list-2", "list-3")) {
+            CompletableFuture<Payment> unused = payments.await(order, Duration.ofMinutes(1));
+        }
+        try {
+            HttpResponse<String> answer = http.get("/actuator/purgatories/payments?limit=2&order=oldest").join();
+
+            assertThat(answer.statusCode()).isEqualTo(200);
+            JsonNode body = json(answer.body());
+            assertThat(body.get("pending").asInt()).isEqualTo(3);
+            assertThat(body.get("type").asString()).isEqualTo("keyed-waits");
+            JsonNode listed = body.get("pendingOperations");
+            assertThat(listed).hasSize(2);
+            assertThat(listed.get(0).get("keys").get(0).asString()).isEqualTo("list-1");
+            assertThat(listed.get(1).get("keys").get(0).asString()).isEqualTo("list-2");
+            assertThat(listed.get(0).get("kind").asString()).isEqualTo("KeyedWait");
+            assertThat(listed.get(0).propertyNames()).contains("ageMs", "timeLeftMs", "tried");
+            assertThat(body.has("topTenants")).as("no tenants").isFalse();
+            assertThat(http.get("/actuator/purgatories/payments?limit=many").join().statusCode()).isEqualTo(400);
+            assertThat(http.get("/actuator/purgatories/payments?order=newest").join().statusCode()).isEqualTo(400);
+        } finally {
+            List.of("list-1", "list-2", "list-3").forEach(order -> payments.complete(order, new Payment("0 EUR")));
+        }
+    }
+
     /**
      * A full purgatory answers 429 and takes the instance out of rotation, never restarting it: readiness (and
      * Kubernetes' /readyz) 503, liveness 200. The root aggregates every contributor, as Spring Boot

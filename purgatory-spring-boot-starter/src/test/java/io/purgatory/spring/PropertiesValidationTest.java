@@ -76,6 +76,10 @@ class PropertiesValidationTest {
                         "each must be positive, and no two equal"),
                 Arguments.of("purgatory.metrics.buckets=10ms,10ms", "purgatory.metrics.buckets",
                         "[PT0.01S, PT0.01S]", "each must be positive, and no two equal"),
+                Arguments.of("purgatory.actuator.keys=secret", "purgatory.actuator.keys", "secret",
+                        "must be shown (toString cut to 64 characters), hidden (each as *) or a number"),
+                Arguments.of("purgatory.actuator.keys=0", "purgatory.actuator.keys", "0",
+                        "or a number of characters from 1 to 999999999"),
                 Arguments.of("purgatory.close-policy=never", "purgatory.close-policy", "never",
                         "The following values are valid:\n\n    CANCEL\n    COMPLETE\n    EXPIRE"));
     }
@@ -99,7 +103,7 @@ class PropertiesValidationTest {
     void goodProperties_atTheirBounds_start() {
         runner.withPropertyValues("purgatory.shards=65536", "purgatory.max-pending=0", "purgatory.runtime.tick=1ns",
                         "purgatory.runtime.wheel-size=2", "purgatory.health.rejection-window=0s",
-                        "purgatory.metrics.buckets=")
+                        "purgatory.metrics.buckets=", "purgatory.actuator.keys=1")
                 .run(context -> assertThat(context).hasNotFailed());
     }
 

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.purgatory.DelayedFuturePurgatory;
 import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.KeyRenderer;
 import io.purgatory.KeyedWaits;
+import io.purgatory.PendingOperation;
 import io.purgatory.spring.boot4.PurgatoryHealthAutoConfiguration;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
@@ -92,10 +95,35 @@ class PurgatoryWebAndActuatorConfigurationTest {
                     PurgatoriesEndpoint.PurgatoryView view = endpoint.purgatories().purgatories().get("payment-waits");
                     assertThat(view.bean()).isEqualTo("payments");
                     assertThat(view.pending()).isEqualTo(1);
-                    assertThat(endpoint.purgatory("payment-waits")).isEqualTo(view);
-                    assertThat(endpoint.purgatory("payments")).isNull();
+                    assertThat(endpoint.purgatory("payment-waits", null, null).counters()).isEqualTo(view);
+                    assertThat(endpoint.purgatory("payment-waits", null, null).pendingOperations())
+                            .extracting(PendingOperation::keys).containsExactly(List.of("a"));
+                    assertThat(endpoint.purgatory("payments", null, null)).isNull();
                     assertThat(endpoint.purgatories().runtimes()).containsOnlyKeys("purgatoryRuntime");
                 });
+    }
+
+    @Test
+    void endpoint_keysProperty_showsKeysSoAndAKeyRendererBeanWins() {
+        ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(STARTER)
+                .withPropertyValues("management.endpoints.web.exposure.include=purgatories")
+                .withBean("payments", KeyedWaits.class, () -> KeyedWaits.builder("payment-waits").build());
+        String key = "alice@example.com/" + "x".repeat(100);
+        runner.run(context -> assertThat(firstKeys(context, key)).containsExactly(key.substring(0, 64) + "…"));
+        runner.withPropertyValues("purgatory.actuator.keys=hidden")
+                .run(context -> assertThat(firstKeys(context, key)).containsExactly("*"));
+        runner.withPropertyValues("purgatory.actuator.keys=5")
+                .run(context -> assertThat(firstKeys(context, key)).containsExactly("alice…"));
+        runner.withBean(KeyRenderer.class, () -> k -> "id-" + k.toString().length())
+                .run(context -> assertThat(firstKeys(context, key)).containsExactly("id-118"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<String> firstKeys(org.springframework.context.ApplicationContext context, String key) {
+        var unused = ((KeyedWaits<String, String>) context.getBean(KeyedWaits.class)).await(key,
+                Duration.ofMinutes(10));
+        return context.getBean(PurgatoriesEndpoint.class).purgatory("payment-waits", "1", null).pendingOperations()
+                .get(0).keys();
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.purgatory.KeyedWaits;
 import java.time.Duration;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -33,10 +34,12 @@ class WaitExceptionAdviceTest {
 
     private static IllegalStateException catchClosed(KeyedWaits<String, String> waits) {
         try {
-            var unused = waits.await("k", Duration.ofSeconds(1));
-        } catch (IllegalStateException closed) {
-            return closed;
+            waits.await("k", Duration.ofSeconds(1)).join();
+        } catch (CompletionException failed) {
+            if (failed.getCause() instanceof IllegalStateException closed) {
+                return closed;
+            }
         }
-        throw new AssertionError("await on closed waits did not throw");
+        throw new AssertionError("await on closed waits did not fail its future with IllegalStateException");
     }
 }

@@ -62,7 +62,7 @@ final class Claims {
                 }
             } else if (progress.nestedTries(op) >= MAX_TRIES_PER_CHECK) {
                 return false; // (O4)
-            } else if (STATE.compareAndSet(op, s, s | TRYING)) {
+            } else if (STATE.compareAndSet(op, s, s | TRYING | OperationState.CHECKED)) {
                 progress.holdClaim(op);
                 return true;
             }

@@ -1,7 +1,5 @@
 package io.purgatory.internal;
 
-import io.purgatory.timer.TimerDriver;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -27,9 +25,10 @@ public final class Engine implements Owner {
      *      is booked as usual, and the failure is logged instead of thrown. The sweeps of close
      *      and cancelForKey settle submitted operations only, so none settles one being undone.
      * (N3-N5) The close: see Closing.
-     * (N6) With an observer, a wait it gives a handle has an ObservedOwner for its owner, holding
-     *      the handle: started on the submitting thread under the claim, before anything is
-     *      linked, ended once by the settle's booking, or by the undo of a failed submission.
+     * (N6) A wait with an observer's handle or a tenant has a WaitOwner for its owner, holding
+     *      them: started on the submitting thread under the claim, before anything is linked;
+     *      the handle ended and the tenant's slot freed once, by the settle's booking or by the
+     *      undo of a failed submission.
      * (N7) Back-pressure holds back a user's submission before it takes its slot and its claim,
      *      so nothing waits for it; what the library puts on the timer never waits (RuntimeCore).
      */
@@ -60,13 +59,13 @@ public final class Engine implements Owner {
      */
     public Engine(EngineConfig config, Runnable closeFacade) {
         this.name = config.name();
-        this.lists = new WatcherLists(config.shards(), this, counters);
+        this.lists = new WatcherLists(config.shards(), this, counters, this::nowNanos);
         this.runtime = config.runtime();
         this.ownsRuntime = config.ownsRuntime();
         this.timed = config.timed();
         this.metrics = new MetricsBinding(name, runtime.clock());
         this.purgePolicy = new PurgePolicy(lists.all(), counters, runtime.clock());
-        this.admission = new Admission(name, config.maxPending(), counters);
+        this.admission = new Admission(config, counters);
         this.failures = config.failures();
         this.observer = config.observer();
         this.closeFacade = closeFacade;
@@ -104,35 +103,36 @@ public final class Engine implements Owner {
         if (closing.isMarked()) { // closed while this submission was held back
             throw new IllegalStateException("purgatory '" + name + "' is closed");
         }
-        admission.take();
+        Admission.Tenant tenant = admission.take(op, key != null ? key : keys[0]);
         InProgress progress = InProgress.current();
         progress.enterCheck(); // a submission's tries are a check of their own (O4)
         try {
-            return submitAdmitted(op, key, keys, positions, progress);
+            return submitAdmitted(op, key, keys, positions, tenant, progress);
         } finally {
             progress.exitCheck();
         }
     }
 
     /** The submission once its slot is taken: the claim, the four steps, and the undo if they fail (N1, N2). */
-    private boolean submitAdmitted(Operation op, Object key, Object[] keys, long[] positions, InProgress progress) {
+    private boolean submitAdmitted(Operation op, Object key, Object[] keys, long[] positions, Admission.Tenant tenant,
+                                   InProgress progress) {
         try {
             Claims.claimForSubmission(op, this, progress);
         } catch (RuntimeException | Error misuse) { // submitted or settled by another thread since the check
-            admission.free();
+            admission.free(tenant);
             throw misuse;
         }
-        ObservedOwner observed = observer == null ? null // (N6): under the claim, before the first try
-                : ObservedOwner.start(this, observer, op, key != null ? new Object[] {key} : keys);
+        WaitOwner owner = observer == null && tenant == null ? null // (N6): under the claim, before the first try
+                : WaitOwner.start(this, observer, tenant, op, key != null ? new Object[] {key} : keys);
         boolean completed;
         try {
             completed = submitClaimed(op, key, keys, positions, progress);
         } catch (RuntimeException | Error failure) {
-            boolean undone = undo(op);
+            boolean undone = undo(op, tenant);
             Claims.release(op, progress); // finishes a settle that landed meanwhile (N2)
             if (undone) {
-                if (observed != null) {
-                    observed.failed(op, failure);
+                if (owner != null) {
+                    owner.failed(op, failure);
                 }
                 throw failure;
             }
@@ -156,7 +156,7 @@ public final class Engine implements Owner {
             closing.settleAsClose(op);
             return false;
         }
-        long now = metrics.isBound() ? metrics.now() : UserCode.NO_TIME;
+        long now = metrics.now(); // read after the links: never before the keys' activations (Watchers K8)
         OperationState.markWatched(op, now != UserCode.NO_TIME, now);
         counters.watched(n);
         if (Claims.tryOnce(op, progress)) { // 3. try again
@@ -195,7 +195,7 @@ public final class Engine implements Owner {
     }
 
     /** Undoes a failed submission, its claim still held (N2); false if a settle landed first and stands. */
-    private boolean undo(Operation op) {
+    private boolean undo(Operation op, Admission.Tenant tenant) {
         boolean wasWatched = OperationState.wasWatched(op);
         if (!OperationState.abandon(op)) {
             return false;
@@ -208,7 +208,7 @@ public final class Engine implements Owner {
         if (timed) {
             runtime.unschedule(op);
         }
-        admission.free();
+        admission.free(tenant);
         return true;
     }
 
@@ -245,20 +245,19 @@ public final class Engine implements Owner {
 
     /** Cancels every submitted operation watching {@code key} (N2); returns those this call cancelled. */
     public List<Operation> cancelAll(Object key) {
-        List<Operation> cancelled = new ArrayList<>();
-        for (Operation op : lists.of(key).operationsOn(key)) {
-            if (OperationState.settleIfSubmitted(op, OperationState.CANCELLED)) {
-                cancelled.add(op);
-            }
-        }
-        return cancelled;
+        return lists.of(key).cancelAll(key);
     }
 
     // ---- Owner: settles, failures, expiries ----
 
     @Override
     public void settled(Operation op, int outcome, long state) {
-        admission.free(); // (N1)
+        settled(op, outcome, state, null);
+    }
+
+    /** {@link #settled(Operation, int, long)} of an operation of {@code tenant} (a WaitOwner's). */
+    void settled(Operation op, int outcome, long state, Admission.Tenant tenant) {
+        admission.free(tenant); // (N1)
         if (timed) {
             runtime.unschedule(op);
         }
@@ -293,6 +292,26 @@ public final class Engine implements Owner {
         return name;
     }
 
+    /** Its bounds on pending operations, and its tenants. */
+    public Admission admission() {
+        return admission;
+    }
+
+    /** The clock's reading now, as operations' watch times are read. */
+    long nowNanos() {
+        return metrics.now();
+    }
+
+    /** Its watcher lists (PendingList). */
+    WatcherList[] lists() {
+        return lists.all();
+    }
+
+    /** Whether operations are put on the timer (they have timeouts). */
+    public boolean isTimed() {
+        return timed;
+    }
+
     /** True once the purgatory began to close. */
     public boolean isClosed() {
         return closing.isMarked();
@@ -301,21 +320,6 @@ public final class Engine implements Owner {
     /** The counters, read in O(1). */
     public PurgatoryCounters counters() {
         return counters;
-    }
-
-    /** Pending operations, as a gauge. */
-    public int pending() {
-        return PurgatoryCounters.toInt(counters.pending());
-    }
-
-    /** Watch entries, as a gauge. */
-    public int entries() {
-        return PurgatoryCounters.toInt(counters.entries());
-    }
-
-    /** Keys with a pending operation, as a gauge. */
-    public int keys() {
-        return PurgatoryCounters.toInt(counters.keys());
     }
 
     /** Whether metrics are bound. */
@@ -375,16 +379,6 @@ public final class Engine implements Owner {
     /** The runtime this engine runs on (keyed waits schedule their windows on it). */
     public RuntimeCore runtime() {
         return runtime;
-    }
-
-    /** The thread driving the timer, once started (tests). */
-    public TimerDriver driver() {
-        return runtime.driver();
-    }
-
-    /** Empty key lists still mapped (tests). */
-    public long emptyKeyLists() {
-        return counters.emptyLists();
     }
 
     /** Checks every list's invariants and the gauges against them (tests, in quiescence). */

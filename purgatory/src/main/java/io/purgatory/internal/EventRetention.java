@@ -37,8 +37,8 @@ public final class EventRetention<V> {
      *      makes an event unused hands it out, exactly once, to the sink, called after the
      *      monitor is released. An event dropped by close() is never handed out.
      * (X6) The end of an event's window is scheduled before the monitor is taken, never under it:
-     *      a schedule may run due entries on this thread (a helping drain), and those end other
-     *      windows under this monitor. A window that ends before its event is put leaves it out of
+     *      a schedule with no delay left runs its entry on this thread at once, and that ends the
+     *      window under this monitor. A window that ends before its event is put leaves it out of
      *      the map (`ended`), as if it had been put and had left at once.
      */
 

@@ -16,6 +16,11 @@ final class MetricsBinding {
     private final Clock clock;
     /** Null until bound, and again once closed; written under the close's lock. */
     private volatile UserCode.Recorder recorder;
+    /**
+     * When the recorder was bound: operations watched before that clock reading are not timed.
+     * Written before the recorder.
+     */
+    private long boundAtNanos;
     /** True while a factory creates the recorder: another bind meanwhile is refused. Under the close's lock. */
     private boolean binding;
 
@@ -74,6 +79,7 @@ final class MetricsBinding {
             UserCode.run(created::close, name, "its MetricsRecorder threw on close; the purgatory closed regardless");
             throw new IllegalStateException("purgatory '" + name + "' closed while its metrics were being bound");
         }
+        boundAtNanos = now();
         recorder = created;
     }
 
@@ -85,7 +91,7 @@ final class MetricsBinding {
         }
         long now = now();
         long waited = now == UserCode.NO_TIME ? -1 : OperationState.watchedNanos(state, now);
-        if (waited < 0) {
+        if (waited < 0 || waited > now - boundAtNanos) {
             return; // watched before the metrics were bound, or no clock reading: no start to measure from
         }
         long lateness = -1;

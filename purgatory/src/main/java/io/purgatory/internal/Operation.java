@@ -22,7 +22,7 @@ public abstract class Operation extends TimerEntry {
 
     /** Its life in one word (OperationState); written by CAS only. */
     volatile long state;
-    /** Where its settle is booked: its engine, or an ObservedOwner over it (OperationState O6). */
+    /** Where its settle is booked: its engine, or an WaitOwner over it (OperationState O6). */
     Owner owner;
     /**
      * Where it watches (Watchers K3): the list of its one key, which it is linked on itself

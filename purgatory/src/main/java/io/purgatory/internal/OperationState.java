@@ -13,8 +13,8 @@ public final class OperationState {
      * Implementation notes.
      *
      * The word: bits 0-1 the outcome (0 while pending, else COMPLETED, EXPIRED or CANCELLED);
-     * bits 2-10 the flags below; bits 11-63 the watch time in microseconds, modulo 2^53 (about
-     * 285 years).
+     * bits 2-11 the flags below; bits 12-63 the watch time in microseconds, modulo 2^52 (about
+     * 142 years).
      *
      * (O1) The outcome leaves 0 exactly once, by one CAS, and is never cleared.
      * (O2) A try runs only under the claim: TRYING, set by a CAS on a pending word without it, so
@@ -70,8 +70,10 @@ public final class OperationState {
     static final long BY_CLOSE = 1L << 9;
     /** Settled on the thread holding the claim, during its try (O7). */
     static final long BY_HOLDER = 1L << 10;
+    /** Tried by a check at least once (not only by its submission): for the list of pending operations. */
+    static final long CHECKED = 1L << 11;
     static final long CLAIM_BITS = TRYING | RETRY | SELF_RETRY;
-    private static final int TIME_SHIFT = 11;
+    private static final int TIME_SHIFT = 12;
     private static final long TIME_MASK = -1L >>> TIME_SHIFT;
     private static final long NANOS_PER_MICRO = 1_000L;
 
@@ -117,6 +119,11 @@ public final class OperationState {
     /** True once {@code op} is on its keys' lists, and after it was settled from there. */
     public static boolean wasWatched(Operation op) {
         return (op.state & WATCHED) != 0;
+    }
+
+    /** True iff a check has tried {@code op} (a submission's own tries do not count). */
+    static boolean wasChecked(Operation op) {
+        return (op.state & CHECKED) != 0;
     }
 
     /** The name of the purgatory {@code op} was submitted to, or null if none. */

@@ -3,7 +3,7 @@ package io.purgatory.internal;
 /**
  * What a submitted operation knows of the purgatory that holds it: where its settle is booked,
  * where its callbacks' failures go, and whom its expiry keeps busy. The engine implements it; an
- * {@link ObservedOwner} wraps the engine for a wait an observer watches. The operation stores it
+ * {@link WaitOwner} wraps the engine for a wait an observer watches. The operation stores it
  * under its submission's claim (OperationState O6), so nothing walks the lists to find it.
  */
 interface Owner {

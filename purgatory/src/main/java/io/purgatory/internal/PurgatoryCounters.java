@@ -29,6 +29,8 @@ public final class PurgatoryCounters {
     private final LongAdder[] settledWatched = adders(3);
     private final LongAdder[] settledUnwatched = adders(3);
     private final LongAdder rejected = new LongAdder();
+    /** Of those, the refusals at a tenant's bound. */
+    private final LongAdder rejectedForTenant = new LongAdder();
     private final LongAdder purges = new LongAdder();
     private final LongAdder[] callbackErrors = adders(UserCode.CALLBACKS);
 
@@ -96,25 +98,34 @@ public final class PurgatoryCounters {
         rejected.increment();
     }
 
+    void rejectedForTenant() {
+        rejected.increment();
+        rejectedForTenant.increment();
+    }
+
     void callbackFailed(int callback) {
         callbackErrors[callback].increment();
     }
 
     // ---- reads, O(1) ----
 
-    /** Operations watched and not yet settled (C1). */
-    public long pending() {
+    /** Operations watched and not yet settled (C1), as a gauge. */
+    public int pending() {
+        return toInt(pendingSum());
+    }
+
+    /** Watch entries (C2), as a gauge. */
+    public int entries() {
+        return toInt(pendingSum() + extraEntries.sum());
+    }
+
+    /** Keys with a non-empty list (C3), as a gauge. */
+    public int keys() {
+        return toInt(keyLists.sum() - emptyLists.sum());
+    }
+
+    private long pendingSum() {
         return watched.sum() - settledWatched[0].sum() - settledWatched[1].sum() - settledWatched[2].sum();
-    }
-
-    /** Watch entries (C2). */
-    public long entries() {
-        return pending() + extraEntries.sum();
-    }
-
-    /** Keys with a non-empty list (C3). */
-    public long keys() {
-        return keyLists.sum() - emptyLists.sum();
     }
 
     /** Empty lists still mapped (C3). */
@@ -137,9 +148,14 @@ public final class PurgatoryCounters {
         return settledWatched[OperationState.COMPLETED - 1].sum();
     }
 
-    /** Submissions refused for capacity. */
+    /** Submissions refused for capacity: the purgatory's or a tenant's. */
     public long rejectedCount() {
         return rejected.sum();
+    }
+
+    /** Submissions refused at their tenant's bound (among {@link #rejectedCount()}). */
+    public long rejectedForTenantCount() {
+        return rejectedForTenant.sum();
     }
 
     /** Purges run. */
@@ -162,7 +178,7 @@ public final class PurgatoryCounters {
     }
 
     /** {@code v} as an int gauge: clamped to 0 and Integer.MAX_VALUE. */
-    public static int toInt(long v) {
+    private static int toInt(long v) {
         return v > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.max(v, 0);
     }
 

@@ -1,6 +1,8 @@
 package io.purgatory.internal;
 
 import io.purgatory.timer.Clock;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +28,8 @@ public final class UserCode {
      *      seams report a failure of their own by logging it.
      * (U3) While user code runs, the thread's InProgress counts it, so that a close called from
      *      it never waits (CloseOnce): the thread may be one that the close would wait for.
+     * (U4) The tenant function is asked before anything is taken; what it throws fails the
+     *      submission that asked, as a key's failing hashCode does, and nothing is held.
      * The keys' hashCode and equals are called by the watch lists' maps, as any JDK map calls them.
      */
 
@@ -63,7 +67,7 @@ public final class UserCode {
         /** A wait starts; returns the handle {@link #ended} will get, or null to leave it unobserved. */
         Object started(String purgatory, Object[] keys, long timeoutMs);
 
-        /** The wait of {@code handle} ended as {@code end} (ObservedOwner's codes); a failed submission's error. */
+        /** The wait of {@code handle} ended as {@code end} (WaitOwner's codes); a failed submission's error. */
         void ended(Object handle, Operation op, int end, Throwable failure);
     }
 
@@ -184,6 +188,39 @@ public final class UserCode {
             }
         } catch (Throwable error) {
             log(purgatory, "its MetricsRecorder threw; the operation settled regardless", error);
+        } finally {
+            progress.userCode--;
+        }
+    }
+
+    /** What {@code renderer} makes of {@code value}; {@code "?"} if it threw or gave null (logged, U1). */
+    public static String render(Function<Object, String> renderer, Object value, String purgatory) {
+        InProgress progress = InProgress.current();
+        progress.userCode++;
+        try {
+            String shown = renderer.apply(value);
+            return shown != null ? shown : "?";
+        } catch (Throwable error) {
+            log(purgatory, "its KeyRenderer threw; the value shows as ?", error);
+            return "?";
+        } finally {
+            progress.userCode--;
+        }
+    }
+
+    /**
+     * The tenant {@code tenantOf} gives {@code op}, on {@code firstKey} first (U4).
+     *
+     * @throws IllegalArgumentException carrying what it threw
+     */
+    static Object tenantOf(BiFunction<Operation, Object, Object> tenantOf, Operation op, Object firstKey) {
+        InProgress progress = InProgress.current();
+        progress.userCode++;
+        try {
+            return tenantOf.apply(op, firstKey);
+        } catch (Throwable error) {
+            throw new IllegalArgumentException("the tenant function threw for " + op.getClass().getName()
+                    + "; the operation was not submitted: " + error, error);
         } finally {
             progress.userCode--;
         }

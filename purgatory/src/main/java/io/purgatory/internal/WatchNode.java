@@ -21,6 +21,26 @@ class WatchNode extends Watching {
         this.nextOfOperation = nextOfOperation;
     }
 
+    @Override
+    java.util.List<Object> keys() {
+        java.util.ArrayList<Object> keys = new java.util.ArrayList<>();
+        for (WatchNode node = this; node != null; node = node.nextOfOperation) {
+            keys.add(node.watchers.key);
+        }
+        java.util.Collections.reverse(keys); // the chain starts at the key linked last
+        return keys;
+    }
+
+    @Override
+    Long position() {
+        for (WatchNode node = this; node != null; node = node.nextOfOperation) {
+            if (node instanceof PositionNode positioned) {
+                return positioned.position;
+            }
+        }
+        return null;
+    }
+
     /** Unlinks every node of the chain this node starts (K3); returns how many were linked. */
     @Override
     int unwatchAll(Operation op) {

@@ -44,25 +44,75 @@ final class WatcherList {
     /** The engine whose keys these are: the owner of every operation linked here (OperationState O6). */
     private final Owner owner;
     private final PurgatoryCounters counters;
+    /** The time keys become non-empty at (Watchers K8). */
+    private final java.util.function.LongSupplier clock;
+    /** The non-empty keys, in the order they became non-empty (Watchers K8). */
+    @GuardedBy("this")
+    private Watchers activeHead;
+    @GuardedBy("this")
+    private Watchers activeTail;
 
-    WatcherList(Owner owner, PurgatoryCounters counters) {
+    WatcherList(Owner owner, PurgatoryCounters counters, java.util.function.LongSupplier clock) {
         this.owner = owner;
         this.counters = counters;
+        this.clock = clock;
     }
 
     /** Links {@code op} on {@code key}, its only key; the caller holds its submission's claim. */
     synchronized void watch(Operation op, Object key) {
-        listFor(key).link(op);
+        activate(listFor(key)).link(op);
     }
 
     /** Links a node of {@code op} on {@code key}, one of its keys, after its nodes so far ({@code chain}). */
     synchronized WatchNode watch(Operation op, Object key, WatchNode chain) {
-        return listFor(key).linkNode(op, chain);
+        return activate(listFor(key)).linkNode(op, chain);
     }
 
     /** Links {@code op} on {@code key} to wait until the key's position reaches {@code position} (K7). */
     synchronized WatchNode watchAt(Operation op, Object key, long position, WatchNode chain) {
-        return listFor(key).linkAt(op, position, chain);
+        return activate(listFor(key)).linkAt(op, position, chain);
+    }
+
+    /** {@code watchers}, put at the end of the active keys if it is empty, with the time now (K8). */
+    @GuardedBy("this")
+    private Watchers activate(Watchers watchers) {
+        if (watchers.isEmpty()) {
+            Watchers last = activeTail;
+            long now = clock.getAsLong();
+            watchers.activatedNanos = last != null && now - last.activatedNanos < 0 ? last.activatedNanos : now;
+            watchers.activePrev = last;
+            if (last == null) {
+                activeHead = watchers;
+            } else {
+                last.activeNext = watchers;
+            }
+            activeTail = watchers;
+        }
+        return watchers;
+    }
+
+    /** Takes {@code watchers}, emptied, off the active keys (K8). */
+    @GuardedBy("this")
+    private void deactivate(Watchers watchers) {
+        Watchers p = watchers.activePrev;
+        Watchers n = watchers.activeNext;
+        if (p == null) {
+            activeHead = n;
+        } else {
+            p.activeNext = n;
+        }
+        if (n == null) {
+            activeTail = p;
+        } else {
+            n.activePrev = p;
+        }
+        watchers.activePrev = null;
+        watchers.activeNext = null;
+    }
+
+    /** Offers this list's pending operations to {@code pending}, under the lock (Watchers K8). */
+    synchronized void collect(PendingList pending) {
+        pending.walk(activeHead);
     }
 
     /** The key's list, created or reused (K5). */
@@ -104,6 +154,7 @@ final class WatcherList {
         if (!watchers.isEmpty()) {
             return;
         }
+        deactivate(watchers);
         boolean removed = false;
         if (emptyKept < MAX_EMPTY_KEPT) {
             emptyKept++;
@@ -186,6 +237,17 @@ final class WatcherList {
         return ops;
     }
 
+    /** Cancels every submitted operation watching {@code key} (Engine N2); returns those this call cancelled. */
+    List<Operation> cancelAll(Object key) {
+        List<Operation> cancelled = new ArrayList<>();
+        for (Operation op : operationsOn(key)) {
+            if (OperationState.settleIfSubmitted(op, OperationState.CANCELLED)) {
+                cancelled.add(op);
+            }
+        }
+        return cancelled;
+    }
+
     /** Every operation linked here (an operation on k of this list's keys k times). */
     synchronized List<Operation> operations() {
         List<Operation> all = new ArrayList<>();
@@ -227,6 +289,19 @@ final class WatcherList {
         }
         if (empty != emptyKept) {
             throw new IllegalStateException("(K5) " + empty + " kept empty lists, counted " + emptyKept);
+        }
+        long active = 0;
+        Watchers previous = null;
+        for (Watchers w = activeHead; w != null; w = w.activeNext) {
+            if (w.isEmpty() || w.activePrev != previous
+                    || (previous != null && w.activatedNanos - previous.activatedNanos < 0)) {
+                throw new IllegalStateException("(K8) broken list of active keys at " + w.key);
+            }
+            previous = w;
+            active++;
+        }
+        if (active != keys || previous != activeTail) {
+            throw new IllegalStateException("(K8) " + active + " active keys, " + keys + " non-empty");
         }
         return new long[] {linked, keys};
     }

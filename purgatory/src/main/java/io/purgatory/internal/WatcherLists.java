@@ -12,11 +12,11 @@ final class WatcherLists {
     private final int shift;
 
     /** {@code count} lists (a power of two) of operations owned by {@code owner}, counted in {@code counters}. */
-    WatcherLists(int count, Owner owner, PurgatoryCounters counters) {
+    WatcherLists(int count, Owner owner, PurgatoryCounters counters, java.util.function.LongSupplier clock) {
         this.lists = new WatcherList[count];
         this.shift = 32 - Integer.numberOfTrailingZeros(count);
         for (int i = 0; i < count; i++) {
-            lists[i] = new WatcherList(owner, counters);
+            lists[i] = new WatcherList(owner, counters, clock);
         }
     }
 

@@ -24,6 +24,10 @@ final class Watchers extends Watching {
      *      linked on that key's list itself and its `watching` is that Watchers; watching several
      *      keys, or at a position, it has a WatchNode on each, chained through nextOfOperation
      *      from its `watching`. So a single-key operation allocates nothing to watch.
+     * (K8) A non-empty list is on its watcher list's list of active keys, in the order the keys
+     *      became non-empty, with the time it did (read under the lock, so the times never
+     *      decrease along that list); every operation on it was watched at that time or later.
+     *      So a walk of the active keys meets lower bounds of the operations' ages in order.
      * (K7) A positioned operation's PositionNode is in `heap` until a positional visit reaches
      *      its position; that visit moves it to the end of the node list (index ON_LIST), under
      *      the lock, and tries it once. On the list it is tried by every visit but later
@@ -42,10 +46,25 @@ final class Watchers extends Watching {
     private PositionHeap heap;
     /** PositionNodes on the node list (K7). */
     private int reachedOnList;
+    /** Its links on its watcher list's list of non-empty keys, in the order they became non-empty (K8). */
+    Watchers activePrev;
+    Watchers activeNext;
+    /** When it last became non-empty: no operation on it now was watched before (K8). */
+    long activatedNanos;
 
     Watchers(Object key, WatcherList watcherList) {
         this.key = key;
         this.watcherList = watcherList;
+    }
+
+    @Override
+    java.util.List<Object> keys() {
+        return java.util.List.of(key);
+    }
+
+    @Override
+    Long position() {
+        return null;
     }
 
     /** Unlinks {@code op}, which watches this key alone (K3); returns 1 if it was linked, else 0. */
@@ -190,6 +209,30 @@ final class Watchers extends Watching {
             reachedOnList++;
             appendNode(node);
             into[i++] = node.operation;
+        }
+    }
+
+    /**
+     * Offers this key's operations to {@code pending} (under the watcher list's lock): those
+     * watching it alone in watch order, while they may be kept; then each operation on several
+     * keys whose chain starts here, and the positioned ones.
+     */
+    void offerPending(PendingList pending) {
+        for (Operation op = head; op != null; op = op.next) {
+            if (!pending.offer(op, this, activatedNanos)) {
+                break;
+            }
+        }
+        for (WatchNode n = nodeHead; n != null; n = n.next) {
+            if (n.operation.watching == n) {
+                pending.offer(n.operation, n, activatedNanos);
+            }
+        }
+        for (int h = 0; heap != null && h < heap.size(); h++) {
+            PositionNode n = heap.node(h);
+            if (n.operation.watching == n) {
+                pending.offer(n.operation, n, activatedNanos);
+            }
         }
     }
 

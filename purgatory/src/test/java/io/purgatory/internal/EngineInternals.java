@@ -54,9 +54,9 @@ public final class EngineInternals {
         return owner == null ? null : owner.engine();
     }
 
-    /** True iff {@code op}'s owner is an ObservedOwner (Engine N6). */
+    /** True iff {@code op}'s owner is a WaitOwner (Engine N6). */
     public static boolean isObserved(Operation op) {
-        return op.owner instanceof ObservedOwner;
+        return op.owner instanceof WaitOwner;
     }
 
     /** {@code op}'s state word (OperationState): 0 for one never submitted nor settled. */

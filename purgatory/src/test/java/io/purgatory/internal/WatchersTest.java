@@ -70,7 +70,7 @@ class WatchersTest {
     }
 
     private static Watchers newList() {
-        return new Watchers("k", new WatcherList(OWNER, new PurgatoryCounters()));
+        return new Watchers("k", new WatcherList(OWNER, new PurgatoryCounters(), System::nanoTime));
     }
 
     @Test

@@ -15,8 +15,9 @@ final class DriverState {
     /*
      * Implementation notes.
      *
-     * (E8) Expired entries leave through DueTasks (B1-B3): in batches for SystemTimer, one by one
-     *      for ManualTimer; every turn ends by flushing them.
+     * (E8) Expired entries leave through DueTasks (B1-B4): in batches for SystemTimer, one by one
+     *      for ManualTimer; every turn ends by flushing them. A helping drain (TimerEngine E7) is
+     *      not a turn: it expires nothing, leaving an entry already due on the inbox.
      * (E9) No failure loses an entry: one that fails to be placed (an Error as a wheel grows) goes
      *      back on the inbox, the rest are still placed, and the first failure is rethrown once
      *      E1-E2 hold again. A helping drain leaves such a failure to the driver.
@@ -34,12 +35,10 @@ final class DriverState {
     private final Consumer<TimerEntry> reinsert = this::reinsert;
     /** The first failure to place an entry in this turn, rethrown once the turn is consistent (E9). */
     private Throwable placeFailure;
-    /** Entries expired and not subtracted from the engine's size yet (E1). */
-    private long uncounted;
 
     DriverState(TimerEngine engine, TimerSettings settings, Dispatcher dispatcher, boolean batchDue) {
         this.engine = engine;
-        this.due = new DueTasks(dispatcher, batchDue);
+        this.due = new DueTasks(dispatcher, engine.size, batchDue);
         this.wheel = new TimingWheel(settings.tickMs(), settings.wheelSize(), 0L, queue);
     }
 
@@ -55,7 +54,7 @@ final class DriverState {
                     cancelAll(); // (E6)
                     return processed;
                 }
-                drainInbox();
+                drainInbox(false);
                 rethrowPlaceFailure(); // (E9)
                 long nowMs = engine.nowMs();
                 TimerTaskList bucket = queue.peek();
@@ -68,23 +67,23 @@ final class DriverState {
                 processed = true;
                 wheel.advanceClock(bucket.expirationMs());
                 bucket.flush(reinsert);
-                flushDue(); // (E1), (E8): one bucket per batch
+                due.flush(); // (E1), (E8): one bucket per batch
                 rethrowPlaceFailure(); // (E9)
             }
         } finally {
-            flushDue(); // (E1), (E8)
+            due.flush(); // (E1), (E8)
         }
     }
 
-    /** A drain by a thread that found no driver (TimerEngine E7); a failure to place is left to the driver (E9). */
+    /**
+     * A drain by a thread that found no driver (TimerEngine E7): it places entries and unlinks
+     * cancelled ones, and expires none, so it hands nothing over; a failure to place is left to
+     * the driver (E9).
+     */
     void helpDrain() {
-        try {
-            if (!engine.isClosed()) {
-                drainInbox();
-                placeFailure = null; // (E9): the entries are back on the inbox; the driver meets them again
-            }
-        } finally {
-            flushDue(); // (E1), (E8)
+        if (!engine.isClosed()) {
+            drainInbox(true);
+            placeFailure = null; // (E9): the entries are back on the inbox; the driver meets them again
         }
     }
 
@@ -101,7 +100,7 @@ final class DriverState {
             rethrowPlaceFailure(); // (E9)
             return worked;
         } finally {
-            flushDue(); // (E1), (E8)
+            due.flush(); // (E1), (E8)
         }
     }
 
@@ -189,8 +188,10 @@ final class DriverState {
         return linked;
     }
 
-    private void drainInbox() {
+    /** Applies the inbox; a {@code helping} drain leaves the entries already due on it, for the driver (E7). */
+    private void drainInbox(boolean helping) {
         Inbox inbox = engine.inbox;
+        TimerEntry forDriver = null;
         for (int stripe = 0; stripe < inbox.stripes(); stripe++) {
             TimerEntry entry = inbox.take(stripe);
             while (entry != null) {
@@ -201,10 +202,21 @@ final class DriverState {
                 if (current.slot != 0) {
                     wheel.unlink(current);
                 }
-                if (state == TimerEntry.SCHEDULED) {
+                if (state != TimerEntry.SCHEDULED) {
+                    continue;
+                }
+                if (!helping || current.deadlineMs > wheel.currentTimeMs()) {
                     placeOrHandBack(current);
+                } else if (current.rejoinInbox()) { // (T2): else a change pushed it again
+                    current.inboxNext = forDriver;
+                    forDriver = current;
                 }
             }
+        }
+        while (forDriver != null) { // pushed once every stripe is taken: this drain does not meet them again
+            TimerEntry next = forDriver.inboxNext;
+            inbox.push(forDriver, true); // linked nowhere: no dead weight (Inbox I2)
+            forDriver = next;
         }
     }
 
@@ -237,22 +249,8 @@ final class DriverState {
             return;
         }
         if (!wheel.add(entry, entry.deadlineMs) && entry.expire()) {
-            if (due.batching()) {
-                uncounted++; // (E1)
-            } else {
-                engine.size.decrement(); // (E1): it runs at once, maybe reading size
-            }
-            due.add(entry); // (E8)
+            due.add(entry); // (E1), (E8): still counted until its hand-off
         }
-    }
-
-    /** Counts the expiries of this batch out of size, then hands the batch over (E1, E8). */
-    private void flushDue() {
-        if (uncounted != 0) {
-            engine.size.add(-uncounted);
-            uncounted = 0;
-        }
-        due.flush();
     }
 
     private void rethrowPlaceFailure() {

@@ -23,8 +23,9 @@ final class TimerEngine {
      * Implementation notes. Netty's ownership (only the driver touches buckets; others hand it
      * entries through an inbox, Inbox) with Kafka's hierarchy and bucket queue.
      *
-     * (E1) size counts this engine's SCHEDULED entries, less the driver's expiries not yet
-     *      subtracted (DriverState's uncounted), which its flush subtracts once per batch.
+     * (E1) size counts this engine's SCHEDULED entries and the driver's expiries not yet handed
+     *      over, which leave it just before their hand-off, once per batch (DueTasks B4): an
+     *      entry handed over, running or run, is never counted.
      * (E2) Every SCHEDULED entry is linked in the wheel or on the inbox, or both while a change
      *      of it is pending (checkInvariants, in quiescence).
      * (E3) Times are relative to the origin and stay below 2^62 ms: a delay is capped at
@@ -36,7 +37,10 @@ final class TimerEngine {
      *      of placing. A close from an entry on the driving thread only marks; the driver sweeps.
      * (E7) A push that crosses its stripe's weight (Inbox I2) wakes a parked driver or, with none
      *      driving, drains the inbox itself under tryLock; never from an entry on the driving
-     *      thread, which may be walking a detached bucket.
+     *      thread, which may be walking a detached bucket. That drain places entries and unlinks
+     *      cancelled ones, and never expires: an entry already due goes back on the inbox before
+     *      the lock is released, where the driver's next step drains it (a driver does not park
+     *      on a non-empty inbox, E5). So no task runs on, nor is handed over by, a pushing thread.
      * (E10) advance bounds its wait in real time, deadlines stay on the engine's clock: a driver
      *      on a clock that does not move by itself still returns.
      */
@@ -155,7 +159,8 @@ final class TimerEngine {
 
     /**
      * The inbox has grown by a batch: wake a parked driver to drain it, or drain it here if no
-     * thread is driving (E7). Keeps cancelled entries from staying reachable until the next expiry.
+     * thread is driving (E7). Keeps cancelled entries from staying reachable until the next expiry;
+     * expires nothing, so no task runs on this thread.
      */
     private void helpDrain() {
         if (wakeAtMs != ACTIVE) {

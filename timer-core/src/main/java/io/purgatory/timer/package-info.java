@@ -8,6 +8,8 @@
  *       states the delay and duration rules every timer follows.
  *   <li>{@link TimerTask}: the task you write; it is its own list node, so scheduling allocates
  *       nothing more.
+ *   <li>{@link TimerEntry}: what a timer schedules, the bookkeeping without a task's methods,
+ *       for a library whose own objects are timer entries (the purgatory's operations are).
  *   <li>{@link SystemTimer}: the timer on real time, driven by whoever calls
  *       {@code advanceClock}; built by its builder (tick, wheel size, executor, clock).
  *   <li>{@link SystemTimerReaper}: a timer together with the thread that drives it, for a timer

@@ -121,4 +121,23 @@ class BatchedDispatchTest {
         assertThat(timer.size()).isZero();
         timer.checkInvariants();
     }
+
+    @Test
+    void expire_moreThanABatchInOneTick_aTaskHandedOverInAFullBatchIsNoLongerCounted() throws Exception {
+        timer(Runnable::run);
+        int n = DueTasks.MAX_BATCH + 1; // a full batch is handed over before the last task of the tick expires
+        List<Integer> sizeSeen = new ArrayList<>();
+        List<CountingTask> tasks = add(n, 4);
+        tasks.forEach(t -> t.body = () -> sizeSeen.add(timer.size()));
+
+        clock.advanceMillis(4);
+        timer.advanceClock(0);
+
+        assertThat(sizeSeen).hasSize(n);
+        assertThat(sizeSeen.subList(0, DueTasks.MAX_BATCH)).as("the full batch's tasks, run while the last one"
+                + " is still scheduled: only that one is counted").containsOnly(1);
+        assertThat(sizeSeen.get(n - 1)).isZero();
+        assertThat(timer.size()).isZero();
+        timer.checkInvariants();
+    }
 }

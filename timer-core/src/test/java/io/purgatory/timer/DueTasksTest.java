@@ -4,16 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
-/** DueTasks: batches of at most MAX_BATCH, copied out before dispatch (B2), or none at all. */
+/**
+ * DueTasks: batches of at most MAX_BATCH, copied out before dispatch (B2), or none at all; each
+ * counted out of the engine's size before its hand-off (B4).
+ */
 class DueTasksTest {
 
     private final List<List<TimerEntry>> batches = new ArrayList<>();
+    /** The engine's size as each hand-off saw it. */
+    private final List<Long> sizeAtHandOff = new ArrayList<>();
+    private final LongAdder size = new LongAdder();
 
     @Test
     void add_moreThanABatch_flushesEachFullBatchThenTheRestOnFlush() {
-        DueTasks due = new DueTasks(recording(), true);
+        DueTasks due = new DueTasks(recording(), size, true);
         List<TimerEntry> tasks = tasks(DueTasks.MAX_BATCH + 3);
 
         tasks.forEach(due::add);
@@ -24,6 +31,18 @@ class DueTasksTest {
         due.flush(); // nothing left: no empty batch
         assertThat(batches).hasSize(2);
         assertThat(batches.get(1)).containsExactlyElementsOf(tasks.subList(DueTasks.MAX_BATCH, tasks.size()));
+    }
+
+    @Test
+    void add_moreThanABatch_eachBatchIsCountedOutBeforeItsHandOffWhereverItIsCut() {
+        DueTasks due = new DueTasks(recording(), size, true);
+        List<TimerEntry> tasks = tasks(DueTasks.MAX_BATCH + 3);
+        size.add(tasks.size()); // expired by the driver, still counted until handed over
+
+        tasks.forEach(due::add); // the full buffer cuts the first batch
+        due.flush();
+
+        assertThat(sizeAtHandOff).containsExactly(3L, 0L);
     }
 
     @Test
@@ -47,7 +66,7 @@ class DueTasksTest {
                 batches.add(List.of(tasks).subList(0, count));
             }
         };
-        holder[0] = new DueTasks(dispatcher, true);
+        holder[0] = new DueTasks(dispatcher, size, true);
         List<TimerEntry> first = tasks(5);
         first.forEach(holder[0]::add);
 
@@ -58,25 +77,29 @@ class DueTasksTest {
 
     @Test
     void add_notBatching_dispatchesEachTaskAtOnce() {
-        DueTasks due = new DueTasks(recording(), false);
+        DueTasks due = new DueTasks(recording(), size, false);
         List<TimerEntry> tasks = tasks(2);
+        size.add(2);
 
         due.add(tasks.get(0));
         assertThat(batches).containsExactly(List.of(tasks.get(0)));
         due.add(tasks.get(1));
         due.flush();
         assertThat(batches).containsExactly(List.of(tasks.get(0)), List.of(tasks.get(1)));
+        assertThat(sizeAtHandOff).containsExactly(1L, 0L);
     }
 
     private Dispatcher recording() {
         return new Dispatcher() {
             @Override
             public void dispatch(TimerEntry task) {
+                sizeAtHandOff.add(size.sum());
                 batches.add(List.of(task));
             }
 
             @Override
             public void dispatchAll(TimerEntry[] tasks, int count) {
+                sizeAtHandOff.add(size.sum());
                 batches.add(List.of(tasks).subList(0, count));
             }
         };

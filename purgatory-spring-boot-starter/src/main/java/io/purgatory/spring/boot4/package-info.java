@@ -4,5 +4,7 @@
  * ({@link io.purgatory.spring.health}) as health contributors and joins them to the readiness
  * group. On Spring Boot 3.5, {@code purgatory-spring-boot3-starter} does the same with Boot 3's
  * API, and this package's auto-configuration stays off (its classes are not there).
+ *
+ * <p>{@link PurgatoryHealthAutoConfiguration}: the health contributors and the readiness join.
  */
 package io.purgatory.spring.boot4;

@@ -4,5 +4,7 @@
  * Boot-neutral checks ({@link io.purgatory.spring.health}) as health contributors and joining them
  * to the readiness group. Everything else is {@code purgatory-spring-boot-starter}'s, on which this
  * module depends; on Spring Boot 4 this package's auto-configuration stays off.
+ *
+ * <p>{@link PurgatoryHealthAutoConfiguration}: the health contributors and the readiness join.
  */
 package io.purgatory.spring.boot3;

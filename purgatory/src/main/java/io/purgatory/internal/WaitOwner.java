@@ -1,12 +1,12 @@
 package io.purgatory.internal;
 
 /**
- * The owner of an operation whose wait an observer watches: its engine, plus the handle the
- * observer returned, which the settle's booking ends exactly once. Allocated only for a wait the
- * observer gave a handle, so a purgatory without an observer, or an observer that leaves a wait
- * unobserved, pays nothing for it.
+ * The owner of a wait that carries something of its own: its engine, plus the handle an observer
+ * returned for it, or its tenant's slot, or both; the settle's booking (or the undo of its failed
+ * submission) ends the one and frees the other exactly once. Allocated only for a wait that has
+ * either, so a purgatory with neither an observer nor tenants pays nothing for it.
  */
-final class ObservedOwner implements Owner {
+final class WaitOwner implements Owner {
 
     /** How a wait ended, for an observer: the ordinals of {@code io.purgatory.WaitOutcome}. */
     static final int COMPLETED = 0;
@@ -20,29 +20,33 @@ final class ObservedOwner implements Owner {
     private final UserCode.Observer observer;
     /** The observer's handle until the wait ends, then null; the claim orders its one end after the start. */
     private Object handle;
+    /** Its tenant's slots, freed with the purgatory's by the settle's booking (Admission S1); or null. */
+    final Admission.Tenant tenant;
 
-    private ObservedOwner(Engine engine, UserCode.Observer observer, Object handle) {
+    private WaitOwner(Engine engine, UserCode.Observer observer, Object handle, Admission.Tenant tenant) {
         this.engine = engine;
         this.observer = observer;
         this.handle = handle;
+        this.tenant = tenant;
     }
 
     /**
      * Starts the wait of {@code op}, whose submission holds the claim and has linked nothing yet:
-     * asks the observer for a handle and, given one, makes an owner that ends it the operation's
-     * owner (Engine N6). Returns that owner, or null: unobserved.
+     * asks the observer, if any, for a handle and, given one or a {@code tenant}, makes an owner
+     * that holds them the operation's owner (Engine N6). Returns that owner, or null.
      */
-    static ObservedOwner start(Engine engine, UserCode.Observer observer, Operation op, Object[] keys) {
-        Object handle = UserCode.started(observer, engine.name(), keys, op.delayMs());
-        if (handle == null) {
+    static WaitOwner start(Engine engine, UserCode.Observer observer, Admission.Tenant tenant, Operation op,
+                           Object[] keys) {
+        Object handle = observer == null ? null : UserCode.started(observer, engine.name(), keys, op.delayMs());
+        if (handle == null && tenant == null) {
             return null;
         }
-        ObservedOwner owner = new ObservedOwner(engine, observer, handle);
+        WaitOwner owner = new WaitOwner(engine, observer, handle, tenant);
         op.owner = owner;
         return owner;
     }
 
-    /** The submission of {@code op} failed and was undone: the wait ends, failed. */
+    /** The submission of {@code op} failed and was undone, its slots freed: the wait ends, failed. */
     void failed(Operation op, Throwable failure) {
         end(op, FAILED, failure);
     }
@@ -60,7 +64,7 @@ final class ObservedOwner implements Owner {
     @Override
     public void settled(Operation op, int outcome, long state) {
         try {
-            engine.settled(op, outcome, state);
+            engine.settled(op, outcome, state, tenant);
         } finally {
             end(op, end(outcome, state), null);
         }
