@@ -217,10 +217,18 @@ final class KeyedWait<V> extends DelayedOperation {
         }
         if (keys == null) {
             ends.ended(key);
-        } else {
-            for (Object k : keys) {
+            return;
+        }
+        RuntimeException failed = null; // a key that throws fails this callback, not its other keys' ends
+        for (Object k : keys) {
+            try {
                 ends.ended(k);
+            } catch (RuntimeException keyFailure) {
+                failed = failed == null ? keyFailure : failed;
             }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 

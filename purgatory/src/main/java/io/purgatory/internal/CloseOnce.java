@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
  * callback, a try, a handler): that thread may be one the first call waits for, so it returns at
  * once; nor does a later call on the thread that made the first, which is then either below it on
  * the stack or was cut short there (a StackOverflowError). Every wait a close makes is bounded by
- * {@link #WAIT_NANOS} and happens only on a thread that is not in code the library called.
- * Thread-safe.
+ * {@link #WAIT_NANOS} from the start of the outermost close on its thread (a runtime's close and
+ * the closes of its purgatories share one bound), and happens only on a thread that is not in code
+ * the library called. Thread-safe.
  */
 final class CloseOnce {
 
@@ -50,11 +51,38 @@ final class CloseOnce {
         return false;
     }
 
+    /**
+     * Runs {@code close} as a close on this thread: the closes it makes, nested, wait at most until
+     * WAIT_NANOS after the outermost one began.
+     */
+    static void bounded(Runnable close) {
+        InProgress progress = InProgress.current();
+        if (progress.closeDepth++ == 0) {
+            progress.closeStartNanos = System.nanoTime();
+        }
+        try {
+            close.run();
+        } finally {
+            progress.closeDepth--;
+        }
+    }
+
+    /** When the outermost close on this thread began: the start of every bound it waits by. */
+    static long startNanos() {
+        InProgress progress = InProgress.current();
+        return progress.closeDepth > 0 ? progress.closeStartNanos : System.nanoTime();
+    }
+
+    /** Nanoseconds left of the bound of the close on this thread that began at {@code startNanos}, at least 0. */
+    static long leftNanos(long startNanos) {
+        return Math.max(0L, WAIT_NANOS - (System.nanoTime() - startNanos));
+    }
+
     /** For a close that was not the first: waits for the first to be done, if this thread may. */
     void awaitFirst() {
         if (mayWait() && first != Thread.currentThread()) {
             try {
-                if (!done.await(WAIT_NANOS, TimeUnit.NANOSECONDS)) {
+                if (!done.await(leftNanos(startNanos()), TimeUnit.NANOSECONDS)) {
                     LOG.warn("Closing {}: waited {} s for a close on another thread and returns", what, seconds());
                 }
             } catch (InterruptedException e) {
@@ -74,6 +102,11 @@ final class CloseOnce {
      */
     boolean await(BooleanSupplier finished, long startNanos) {
         if (!mayWait()) {
+            return false;
+        }
+        if (!finished.getAsBoolean() && leftNanos(startNanos) == 0) {
+            LOG.warn("Closing {}: callbacks still run on other threads; the close's bound of {} s is spent, so it"
+                    + " returns; they finish there", what, seconds());
             return false;
         }
         while (!finished.getAsBoolean()) {

@@ -25,7 +25,9 @@ final class Closing {
      *      (CloseOnce), at most CloseOnce.WAIT_NANOS. It never waits for work on its own stack.
      * (N5) Only the first close does the work; another follows CloseOnce. A first close that
      *      stopped part way (a StackOverflowError from the caller's own deep stack) leaves `swept`
-     *      clear, and the next close sweeps again: settles are idempotent.
+     *      null, and the next close sweeps again: settles are idempotent. A later close that may
+     *      wait also waits as N4 for what the sweep found: the first may have been one that waits
+     *      for nothing (from a callback).
      */
 
     private final Owner engine;
@@ -40,8 +42,11 @@ final class Closing {
     private final ReentrantLock lock = new ReentrantLock();
     /** Expiries of the engine's operations running now (N4). */
     private final AtomicInteger expiring = new AtomicInteger();
-    /** Set once a close swept every list; until then another close sweeps again (N5). */
-    private volatile boolean swept;
+    /**
+     * What a close's sweep found, once it swept every list, until a close saw them all finished
+     * (then empty); null until then, and another close sweeps again (N5).
+     */
+    private volatile List<Operation> swept;
 
     Closing(Owner engine, WatcherList[] lists, int outcome, Runnable beforeSweep, Runnable afterSweep) {
         this.engine = engine;
@@ -123,19 +128,31 @@ final class Closing {
             } finally {
                 once.done();
             }
-        } else if (!swept) { // the first close stopped part way (N5)
-            sweepAndAwait();
+        } else {
+            List<Operation> found = swept;
+            if (found == null) { // the first close stopped part way (N5)
+                sweepAndAwait();
+            } else {
+                awaitFinished(found); // (N5): the first may have waited for nothing
+            }
         }
     }
 
     private void sweepAndAwait() {
-        long start = System.nanoTime();
         List<Operation> found = sweep();
+        swept = found;
+        awaitFinished(found);
+        afterSweep.run();
+    }
+
+    /** Waits as N4 for {@code found} and the expiries in flight, if this thread may; forgets them once finished. */
+    private void awaitFinished(List<Operation> found) {
         InProgress progress = InProgress.current();
         int own = progress.expiriesOf(engine);
-        once.await(() -> noneBeingFinished(found, progress) && expiring.get() <= own, start); // (N4)
-        swept = true;
-        afterSweep.run();
+        if (once.await(() -> noneBeingFinished(found, progress) && expiring.get() <= own,
+                CloseOnce.startNanos())) { // (N4)
+            swept = List.of();
+        }
     }
 
     /** Settles every submitted operation on the lists (N3); returns those it found. */

@@ -346,9 +346,9 @@ public final class Engine implements Owner {
 
     // ---- close ----
 
-    /** Closes the engine (Closing); idempotent. */
+    /** Closes the engine (Closing), its own runtime's stop within the same bound (CloseOnce); idempotent. */
     public void close() {
-        closing.close();
+        CloseOnce.bounded(closing::close);
     }
 
     /** What the engine does before its close's sweep: leave the runtime, and close it if it is its own. */

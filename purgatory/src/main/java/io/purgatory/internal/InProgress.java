@@ -20,6 +20,10 @@ final class InProgress {
     final CopyBuffer copies = new CopyBuffer();
     /** Calls into user code on this thread's stack (UserCode). */
     int userCode;
+    /** When the outermost close on this thread's stack began (System.nanoTime), if closeDepth > 0 (CloseOnce). */
+    long closeStartNanos;
+    /** Closes on this thread's stack: the outermost one's bound is every nested close's (CloseOnce). */
+    int closeDepth;
     private Operation[] claims = new Operation[4];
     private int claimDepth;
     /** Checks and submissions on this thread's stack: the outermost one is the span of the counts below. */

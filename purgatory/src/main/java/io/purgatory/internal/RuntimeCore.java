@@ -83,8 +83,9 @@ public final class RuntimeCore {
             owned = new ThreadPoolExecutor(threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
                     DaemonThreads.factory(name + "-expiration"));
         }
-        SystemTimer own = SystemTimer.builder(name).settings(settings).clock(clock)
-                .executor(owned != null ? owned : executor).errorHandler(errors).build();
+        SystemTimer own = SystemTimer.builder(name).settings(settings).clock(clock) // (U3)
+                .executor(owned != null ? owned : UserCode.asUserCode(executor))
+                .errorHandler(UserCode.asUserCode(errors)).build();
         return new RuntimeCore(name, own, true, owned, driven, clock);
     }
 
@@ -131,6 +132,12 @@ public final class RuntimeCore {
             once.awaitFirst();
             return;
         }
+        CloseOnce.bounded(this::closeFirst);
+    }
+
+    /** The first close's work: its members' closes and the driver's stop share one bound (CloseOnce). */
+    private void closeFirst() {
+        long start = CloseOnce.startNanos();
         try {
             for (Engine member : members) { // (P3)
                 try {
@@ -142,7 +149,7 @@ public final class RuntimeCore {
             }
             TimerDriver started = driver; // (P2): none starts from here on
             if (started != null) {
-                started.close(CloseOnce.mayWait() ? TimeUnit.NANOSECONDS.toMillis(CloseOnce.WAIT_NANOS) : 0L);
+                started.close(CloseOnce.mayWait() ? TimeUnit.NANOSECONDS.toMillis(CloseOnce.leftNanos(start)) : 0L);
             }
             if (ownsTimer) {
                 timer.close();

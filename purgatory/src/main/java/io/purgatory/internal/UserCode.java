@@ -1,6 +1,8 @@
 package io.purgatory.internal;
 
 import io.purgatory.timer.Clock;
+import io.purgatory.timer.TaskErrorHandler;
+import java.util.concurrent.Executor;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -27,7 +29,8 @@ public final class UserCode {
      *      it to its Failures (the process-wide handler for an operation never submitted); the
      *      seams report a failure of their own by logging it.
      * (U3) While user code runs, the thread's InProgress counts it, so that a close called from
-     *      it never waits (CloseOnce): the thread may be one that the close would wait for.
+     *      it never waits (CloseOnce): the thread may be one that the close would wait for. The
+     *      user's expiration executor and task error handler count too: the driver calls them.
      * (U4) The tenant function is asked before anything is taken; what it throws fails the
      *      submission that asked, as a key's failing hashCode does, and nothing is held.
      * The keys' hashCode and equals are called by the watch lists' maps, as any JDK map calls them.
@@ -148,6 +151,35 @@ public final class UserCode {
         } finally {
             progress.userCode--;
         }
+    }
+
+    /**
+     * {@code executor}, given by the user to a timer the library drives, as user code (U3): a close
+     * called from its {@code execute} never waits. What it throws is the timer's to handle (a refusal).
+     */
+    static Executor asUserCode(Executor executor) {
+        return command -> {
+            InProgress progress = InProgress.current();
+            progress.userCode++;
+            try {
+                executor.execute(command);
+            } finally {
+                progress.userCode--;
+            }
+        };
+    }
+
+    /** {@code handler}, given by the user to a timer the library drives, as user code (U3); the timer contains it. */
+    static TaskErrorHandler asUserCode(TaskErrorHandler handler) {
+        return (task, error) -> {
+            InProgress progress = InProgress.current();
+            progress.userCode++;
+            try {
+                handler.onError(task, error);
+            } finally {
+                progress.userCode--;
+            }
+        };
     }
 
     /** {@code observer}'s handle for a wait that starts; null if it threw (logged, U1). */
