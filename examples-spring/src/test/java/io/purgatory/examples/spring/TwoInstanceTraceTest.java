@@ -46,7 +46,7 @@ import org.springframework.context.annotation.Bean;
  * OpenTelemetry SDK as Spring Boot configures them. A long poll waits on instance A; the payment is
  * posted to instance B, which publishes it in a PRODUCER span with its trace context in the
  * record's headers; A's feed answers the wait inside a CONSUMER span of that trace, and the wait's
- * span, the child of A's request, links to it. The README shows the trace as this test renders it.
+ * span, the child of A's request, links to it. docs/tracing.md shows the trace as this test renders it.
  */
 class TwoInstanceTraceTest {
 
@@ -139,11 +139,11 @@ class TwoInstanceTraceTest {
         assertThat(processOnB.getAttributes().get(AttributeKey.longKey("purgatory.waits.answered"))).isZero();
 
         String rendered = render(get, waitSpan, post, publish, List.of(processOnA, processOnB));
-        assertThat(read("README.md")).as("README.md shows the trace this test sees:%n%s", rendered)
+        assertThat(read("docs/tracing.md")).as("docs/tracing.md shows the trace this test sees:%n%s", rendered)
                 .contains(rendered);
     }
 
-    /** Both traces as the README shows them: each span's name, kind, instance and key attributes. */
+    /** Both traces as docs/tracing.md shows them: each span's name, kind, instance and key attributes. */
     private static String render(SpanData get, SpanData wait, SpanData post, SpanData publish,
                                  List<SpanData> processes) {
         LinkData link = wait.getLinks().get(0);

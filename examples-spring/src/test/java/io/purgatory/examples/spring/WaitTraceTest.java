@@ -37,7 +37,7 @@ import org.springframework.context.annotation.Bean;
  * embedded Tomcat (a random loopback port), Micrometer Tracing on the OpenTelemetry SDK as Spring
  * Boot configures them, and the spans read from an in-memory exporter. A long poll waits, the
  * payment answers it, and the request's server span has the wait's span as its child, with the
- * purgatory, the outcome and the order id. The README and docs/spring-boot.md show this trace as
+ * purgatory, the outcome and the order id. docs/tracing.md and docs/spring-boot.md show this trace as
  * this test renders it.
  */
 @AutoConfigureObservability // a test context exports no spans without it
@@ -85,12 +85,12 @@ class WaitTraceTest {
         assertThat(attribute(waitSpan, "purgatory.timeout.ms")).isEqualTo("20000");
         assertThat(waitSpan.getEndEpochNanos()).isLessThanOrEqualTo(request.getEndEpochNanos());
         String tree = tree(request, waitSpan);
-        for (String doc : List.of("README.md", "docs/spring-boot.md")) {
+        for (String doc : List.of("docs/tracing.md", "docs/spring-boot.md")) {
             assertThat(read(doc)).as("%s shows the trace this test sees:%n%s", doc, tree).contains(tree);
         }
     }
 
-    /** The trace as the README shows it: the request's span and its child, with their key attributes. */
+    /** The trace as the docs show it: the request's span and its child, with their key attributes. */
     private static String tree(SpanData request, SpanData wait) {
         return request.getName() + " (" + request.getKind() + ") " + attributes(request, "method", "uri", "status")
                 + "\n└─ " + wait.getName() + " (" + wait.getKind() + ") "
