@@ -15,36 +15,60 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's code blocks that follow a {@code <!-- file: path -->} marker are the files they
- * name, character for character, and the line counts it gives are theirs: the README cannot drift
- * from code that compiles and is tested. So are its counts of artifacts (the BOM's) and of
- * jcstress tests.
+ * The code blocks of README.md and of the docs pages that follow a {@code <!-- file: path -->}
+ * marker are the files they name, character for character, and the line counts they give are
+ * theirs: the docs cannot drift from code that compiles and is tested. So are the README's count
+ * of artifacts (the BOM's) and docs/testing.md's count of jcstress tests.
  */
 class ReadmeCodeTest {
 
     private static final Path ROOT = Path.of("..");
     private static final Pattern BLOCK = Pattern.compile("<!-- file: (\\S+) -->\n```java\n(.*?)```\n", Pattern.DOTALL);
+    /** Each page checked, and the files its marked blocks copy: no more, no fewer. */
+    private static final Map<String, List<String>> PAGES = pages();
 
-    @Test
-    void readme_codeBlocksAfterAFileMarker_areThatFileVerbatim() throws IOException {
-        String readme = Files.readString(ROOT.resolve("README.md"));
-        Map<String, String> blocks = new LinkedHashMap<>();
-        Matcher block = BLOCK.matcher(readme);
-        while (block.find()) {
-            blocks.put(block.group(1), block.group(2));
-        }
-
-        assertThat(blocks).containsOnlyKeys(
+    private static Map<String, List<String>> pages() {
+        Map<String, List<String>> pages = new LinkedHashMap<>();
+        pages.put("README.md", List.of(
                 "examples/src/main/java/io/purgatory/examples/LongPollServer.java",
                 "examples/src/test/java/io/purgatory/examples/LongPollServerTest.java",
                 "examples/src/main/java/io/purgatory/examples/PlainJdkLongPollServer.java",
                 "examples-spring/src/main/java/io/purgatory/examples/spring/OrderPaymentsApplication.java",
                 "examples-spring/src/main/java/io/purgatory/examples/spring/OrderController.java",
-                "examples-spring/src/main/java/io/purgatory/examples/spring/PaymentListener.java");
-        for (Map.Entry<String, String> e : blocks.entrySet()) {
-            assertThat(e.getValue()).as("README's copy of %s (copy the file into the README)", e.getKey())
-                    .isEqualTo(Files.readString(ROOT.resolve(e.getKey())));
+                "examples-spring/src/main/java/io/purgatory/examples/spring/PaymentListener.java"));
+        pages.put("docs/keyed-waits.md", List.of());
+        pages.put("docs/spring-boot.md", List.of());
+        return pages;
+    }
+
+    @Test
+    void docs_codeBlocksAfterAFileMarker_areThatFileVerbatim() throws IOException {
+        for (Map.Entry<String, List<String>> page : PAGES.entrySet()) {
+            Map<String, String> blocks = blocks(Files.readString(ROOT.resolve(page.getKey())));
+
+            assertThat(blocks.keySet()).as("the files %s copies", page.getKey())
+                    .containsExactlyInAnyOrderElementsOf(page.getValue());
+            for (Map.Entry<String, String> e : blocks.entrySet()) {
+                assertThat(e.getValue()).as("%s's copy of %s (copy the file into it)", page.getKey(), e.getKey())
+                        .isEqualTo(Files.readString(ROOT.resolve(e.getKey())));
+            }
         }
+    }
+
+    @Test
+    void blocks_aMarkedBlockThatDiffers_isFoundSoItCanFail() {
+        Map<String, String> blocks = blocks("text\n<!-- file: a/B.java -->\n```java\nclass B {}\n```\nmore\n");
+
+        assertThat(blocks).containsExactly(Map.entry("a/B.java", "class B {}\n"));
+    }
+
+    private static Map<String, String> blocks(String page) {
+        Map<String, String> blocks = new LinkedHashMap<>();
+        Matcher block = BLOCK.matcher(page);
+        while (block.find()) {
+            blocks.put(block.group(1), block.group(2));
+        }
+        return blocks;
     }
 
     @Test
@@ -54,6 +78,7 @@ class ReadmeCodeTest {
         String managed = bom.substring(bom.indexOf("<dependencyManagement>"), bom.indexOf("</dependencyManagement>"));
         List<String> artifacts = Pattern.compile("<artifactId>([^<]+)</artifactId>").matcher(managed).results()
                 .map(m -> m.group(1)).toList();
+        String testing = Files.readString(ROOT.resolve("docs/testing.md"));
         String count = List.of("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
                 .get(artifacts.size());
         long jcstressTests;
@@ -67,7 +92,7 @@ class ReadmeCodeTest {
         for (String artifact : artifacts) {
             assertThat(readme).contains("| `" + artifact + "` |");
         }
-        assertThat(readme).contains("(" + jcstressTests + " tests, each in two JVM configurations)");
+        assertThat(testing).contains("(" + jcstressTests + " tests, each in two JVM configurations)");
     }
 
     private static long jcstressTests(Path source) {
