@@ -29,15 +29,15 @@ class ReadmeCodeTest {
 
     private static Map<String, List<String>> pages() {
         Map<String, List<String>> pages = new LinkedHashMap<>();
-        pages.put("README.md", List.of(
-                "examples-spring/src/main/java/io/purgatory/examples/spring/OrderPaymentsApplication.java",
-                "examples-spring/src/main/java/io/purgatory/examples/spring/OrderController.java",
-                "examples-spring/src/main/java/io/purgatory/examples/spring/PaymentListener.java"));
+        pages.put("README.md", List.of());
         pages.put("docs/keyed-waits.md", List.of(
                 "examples/src/main/java/io/purgatory/examples/LongPollServer.java",
                 "examples/src/test/java/io/purgatory/examples/LongPollServerTest.java",
                 "examples/src/main/java/io/purgatory/examples/PlainJdkLongPollServer.java"));
-        pages.put("docs/spring-boot.md", List.of());
+        pages.put("docs/spring-boot.md", List.of(
+                "examples-spring/src/main/java/io/purgatory/examples/spring/OrderPaymentsApplication.java",
+                "examples-spring/src/main/java/io/purgatory/examples/spring/OrderController.java",
+                "examples-spring/src/main/java/io/purgatory/examples/spring/PaymentListener.java"));
         return pages;
     }
 
