@@ -20,9 +20,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's plain-JDK comparison does what {@link LongPollServer} does, payments and early
+ * docs/keyed-waits.md's plain-JDK comparison does what {@link LongPollServer} does, payments and early
  * payments alike. Its timeout (20 s on the JDK's own delayer) cannot be advanced by a test, so
- * this test leaves it out: that is the point the README makes.
+ * this test leaves it out: that is the point the page makes.
  */
 class PlainJdkLongPollServerTest {
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's two-instance demo: a real broker, two instances, a long poll answered across them;
+ * docs/kafka-feed.md's two-instance demo: a real broker, two instances, a long poll answered across them;
  * its options, and a SIGTERM to its main while a long poll waits.
  */
 class TwoInstanceDemoTest {

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every panel of the shipped Grafana board (examples/grafana) finds its series in a plain
- * {@link PrometheusMeterRegistry}, bound as the README tells a user to bind it: no
+ * {@link PrometheusMeterRegistry}, bound as docs/metrics.md tells a user to bind it: no
  * {@code MeterFilter}, no percentile configuration. For each query: each metric it reads is
  * scraped, with each label it groups or filters by, and the p99 panels' buckets count what
  * happened.
