@@ -25,8 +25,8 @@ import java.util.function.IntSupplier;
  * <p>The spread shape also times a probe on another thread: round trips (a new operation watched on
  * one of {@value #PROBE_KEYS} keys of its own, then {@code checkAndComplete} of that key, which
  * completes it), timed each, after a warm-up of its own, in four alternating phases: the probe
- * alone, then with a third thread listing in a loop (ours: both orders in turn; Kafka: its walk), twice. p99 of each condition,
- * and the ratio listing / alone in the same round.
+ * alone, then with a third thread listing in a loop (ours: both orders in turn; Kafka: its walk),
+ * twice. p99 of each condition, and the ratio listing / alone in the same round.
  */
 final class ListCostWorkload extends Workload {
 
