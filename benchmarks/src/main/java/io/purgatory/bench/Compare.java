@@ -35,7 +35,9 @@ public final class Compare {
                 new ColdExpirationWorkload(),
                 new MemoryWorkload(results), new ChurnWorkload(), PerfWorkload.lowTimeout(),
                 PerfWorkload.highTimeout(), new JmhWorkload(), new HotKeyWorkload(), new KeyedWaitsWorkload(results),
-                new ScalingWorkload(), FanOutWorkload.purgatory(), FanOutWorkload.keyedWaits());
+                new ScalingWorkload(), FanOutWorkload.purgatory(), FanOutWorkload.keyedWaits(),
+                ListCostWorkload.spread(results), ListCostWorkload.timeouts(results), ListCostWorkload.hot(results),
+                new TenantWorkload(results));
     }
 
     /** Runs the comparison; returns the report as markdown. */

@@ -26,7 +26,7 @@ public record CompareOptions(boolean quick, int rounds, Set<String> only, Set<Im
                              boolean backgroundOwnSession) {
 
     static final String USAGE = "compare [--quick] [--rounds N]"
-            + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold,scaling,fanout]"
+            + " [--only acks,expiration,memory,churn,perf,jmh,hotkey,keyed,cold,scaling,fanout,list,tenants]"
             + " [--impls ours,kafka,netty,jdk,floor,proto,timed_floor,alloc_floor]"
             + " [--rates R,... (expiration-capacity's ladder)]"
             + " [--threads N,... (scaling's thread counts)] [--skip id,...]"

@@ -2,6 +2,8 @@ package io.purgatory.bench;
 
 import io.purgatory.DelayedOperation;
 import io.purgatory.DelayedOperationPurgatory;
+import io.purgatory.PendingOperation;
+import io.purgatory.PendingOrder;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.TimerSettings;
 import java.time.Duration;
@@ -48,6 +50,11 @@ final class OursPurgatory implements PurgatoryUnderTest {
     long[] backPressureWaits() {
         return timer == null ? new long[2]
                 : new long[] {timer.backPressureWaits(), timer.backPressureWaited().toNanos()};
+    }
+
+    /** The operators' list: at most {@code limit} pending operations in {@code order}. */
+    List<PendingOperation> listPending(int limit, PendingOrder order) {
+        return purgatory.listPending(limit, order);
     }
 
     @Override

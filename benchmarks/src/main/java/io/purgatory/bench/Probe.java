@@ -37,6 +37,11 @@ final class Probe {
         return byThread;
     }
 
+    /** Bytes the calling thread has allocated so far. */
+    static long currentThreadAllocatedBytes() {
+        return THREADS.getCurrentThreadAllocatedBytes();
+    }
+
     /**
      * Bytes the Java threads allocated between two {@link #allocatedBytesByThread} readings (what
      * threads that ended meanwhile allocated is missed).

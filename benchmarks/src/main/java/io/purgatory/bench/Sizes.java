@@ -17,7 +17,9 @@ record Sizes(
         long perfStepMillis, List<Integer> perfRates, int perfCpuRate,
         int jmhForks, int jmhWarmupIterations, int jmhIterations, long jmhIterationMillis,
         int keyedWaits, int keyedPending,
-        List<Integer> fanOutWaits, long fanOutBeforeMillis) {
+        List<Integer> fanOutWaits, long fanOutBeforeMillis,
+        int listOps, int listKeys, long listMillis,
+        long tenantMillis) {
 
     static Sizes full() {
         return new Sizes(true,
@@ -33,7 +35,9 @@ record Sizes(
                         1_000_000, 1_200_000, 1_400_000, 1_600_000, 2_000_000, 2_400_000, 2_800_000, 3_200_000), 50_000,
                 1, 3, 5, 1_000,
                 1_000_000, 100_000,
-                List.of(10_000, 100_000, 1_000_000), 200);
+                List.of(10_000, 100_000, 1_000_000), 200,
+                1_000_000, 100_000, 2_000,
+                5_000);
     }
 
     static Sizes quick() {
@@ -47,6 +51,8 @@ record Sizes(
                 300, List.of(5_000, 20_000), 5_000,
                 0, 1, 1, 100,
                 20_000, 1_000,
-                List.of(1_000, 10_000), 50);
+                List.of(1_000, 10_000), 50,
+                20_000, 2_000, 100,
+                300);
     }
 }
