@@ -47,9 +47,10 @@ public interface Purgatory extends AutoCloseable {
      * as {@code keys} shows them, its age, its time left, its position and whether a check tried
      * it: a snapshot for an operator, not a view. It reads one shard at a time under that shard's
      * lock, walking its keys in the order they became non-empty and stopping as soon as no later
-     * one can be among the first {@code limit}: about O(limit) for operations of one timeout, at
-     * most O(keys) otherwise; it allocates only what it returns, and calls the renderer with no
-     * lock held. An operation submitted or settled while it reads may be missed or shown.
+     * one can be among the first {@code limit}: oldest first, about O(limit); soonest due first,
+     * O(limit) for operations of one timeout, but O(pending) when timeouts differ or one key holds
+     * most of them (it cannot stop inside a key). It allocates only what it returns, and calls the
+     * renderer with no lock held. An operation submitted or settled while it reads may be missed or shown.
      *
      * @throws IllegalArgumentException if {@code limit} is negative
      * @throws NullPointerException if {@code order} or {@code keys} is null
