@@ -132,8 +132,6 @@ class MechanismPairsTest {
      * code is counted once and reaches the error handler once"), counted and handed to the error
      * handler, and the wait stays pending.
      */
-    @Disabled("open (docs/reliability.md, the fifth review, 6): a retained event is looked up inside the "
-            + "wait's try, so a key whose equals throws there is counted as the try's failure")
     @Test
     void await_keyWhoseEqualsThrowsCollidingWithARetainedEvent_failsTheCallAndCountsNoCallbackError() {
         List<OperationErrorHandler.Callback> reported = Collections.synchronizedList(new ArrayList<>());
@@ -159,7 +157,6 @@ class MechanismPairsTest {
      * watch) and is undone, but its first try already counted the key's failure as a callback
      * error of the wait and handed it to the error handler as a tryComplete failure.
      */
-    @Disabled("open (docs/reliability.md, the fifth review, 7): as 6, then the watch refuses the key; the count stays")
     @Test
     void await_keyWhoseEqualsThrowsFailsTheSubmission_leavesNoCallbackErrorBehind() {
         List<OperationErrorHandler.Callback> reported = Collections.synchronizedList(new ArrayList<>());

@@ -108,6 +108,21 @@ public final class EventRetention<V> {
         return kept ? event : null;
     }
 
+    /**
+     * Looks {@code key} up once, before its wait is submitted, so that a key whose equals or
+     * hashCode throws against a retained event fails the call that passed it, not the wait's try.
+     *
+     * @throws IllegalArgumentException naming the index if the key's equals or hashCode threw
+     */
+    public synchronized void probe(Object key, int index) {
+        try {
+            events.get(key);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("watch key at index " + index + " failed against a retained event"
+                    + " (its hashCode or equals threw): " + e, e);
+        }
+    }
+
     /** {@code key}'s retained event, held by the caller until it calls {@link #release} (X3); or null. */
     public synchronized Event<V> hold(Object key) {
         Event<V> event = events.get(key);

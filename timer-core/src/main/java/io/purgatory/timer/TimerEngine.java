@@ -25,7 +25,9 @@ final class TimerEngine {
      *
      * (E1) size counts this engine's SCHEDULED entries and the driver's expiries not yet handed
      *      over, which leave it just before their hand-off, once per batch (DueTasks B4): an
-     *      entry handed over, running or run, is never counted.
+     *      entry handed over, running or run, is never counted. An add counts its entry after
+     *      pushing it, so whoever sees it counted (ManualTimer.awaitScheduled) finds it on the
+     *      inbox; the sum may dip below 0 meanwhile, which size() reads as 0.
      * (E2) Every SCHEDULED entry is linked in the wheel or on the inbox, or both while a change
      *      of it is pending (checkInvariants, in quiescence).
      * (E3) Times are relative to the origin and stay below 2^62 ms: a delay is capped at
@@ -79,8 +81,8 @@ final class TimerEngine {
     }
 
     int size() {
-        long n = size.sum();
-        return n > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) n;
+        long n = size.sum(); // below 0 for a moment when a pushed entry is run or cancelled before it is counted (E1)
+        return n < 0 ? 0 : n > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) n;
     }
 
     boolean isClosed() {
@@ -132,14 +134,14 @@ final class TimerEngine {
 
     private void afterTransition(TimerEntry entry, int previous, int lifecycle) {
         boolean wasScheduled = (previous & TimerEntry.LIFECYCLE) == TimerEntry.SCHEDULED;
-        if (lifecycle == TimerEntry.SCHEDULED && !wasScheduled) {
-            size.increment(); // (E1)
-        } else if (lifecycle != TimerEntry.SCHEDULED && wasScheduled) {
-            size.decrement(); // (E1)
-        }
         if ((previous & TimerEntry.MUST_PUSH) != 0) {
             // the move set IN_INBOX, so this thread pushes; fresh unless the entry may be linked (E7)
             push(entry, lifecycle == TimerEntry.SCHEDULED && !wasScheduled);
+        }
+        if (lifecycle == TimerEntry.SCHEDULED && !wasScheduled) {
+            size.increment(); // (E1): after the push, so a counted entry is one the driver can reach
+        } else if (lifecycle != TimerEntry.SCHEDULED && wasScheduled) {
+            size.decrement(); // (E1)
         }
     }
 
