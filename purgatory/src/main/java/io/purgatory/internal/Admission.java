@@ -1,5 +1,6 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -127,7 +128,8 @@ public final class Admission {
 
     /** The tenant of pending {@code op}, or null: read without its claim, so a snapshot (S1). */
     public static Object tenantOf(Operation op) {
-        return op.owner instanceof WaitOwner w && w.tenant != null ? w.tenant.id : null;
+        Owner owner = op.owner;
+        return owner == null ? null : owner.tenant();
     }
 
     /** The least delay of an operation admitted so far, in ms; Long.MAX_VALUE before the first. */

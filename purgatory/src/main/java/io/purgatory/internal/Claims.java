@@ -1,5 +1,7 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
+
 import static io.purgatory.internal.OperationState.CLAIM_BITS;
 import static io.purgatory.internal.OperationState.COMPLETED;
 import static io.purgatory.internal.OperationState.COUNTED;

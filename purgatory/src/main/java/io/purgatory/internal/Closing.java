@@ -1,5 +1,6 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

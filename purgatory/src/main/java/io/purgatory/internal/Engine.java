@@ -1,5 +1,8 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
+import io.purgatory.internal.Operation.Watching;
+import io.purgatory.internal.Watchers.WatchNode;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;

@@ -51,4 +51,59 @@ public abstract class Operation extends TimerEntry {
     /** Called exactly once if the operation is cancelled, instead of the other callbacks. */
     protected void onCancel() {
     }
+
+    /**
+     * What a submitted operation knows of the purgatory that holds it: where its settle is booked,
+     * where its callbacks' failures go, and whom its expiry keeps busy. The engine implements it; an
+     * {@link WaitOwner} wraps the engine for a wait an observer watches. The operation stores it
+     * under its submission's claim (OperationState O6), so nothing walks the lists to find it.
+     */
+    interface Owner {
+
+        /** The engine itself: what expiries in flight are counted against (an observed owner wraps it). */
+        default Owner engine() {
+            return this;
+        }
+
+        /** The tenant the operation's slot is held for (Admission S1); null if none. */
+        default Object tenant() {
+            return null;
+        }
+
+        /** The purgatory's name, for messages. */
+        String name();
+
+        /**
+         * Books the settle of {@code op}, submitted here, with {@code outcome}: off every watch list
+         * and the timer, its slot freed, counted and timed. Called exactly once per settle, before its
+         * callbacks; never throws.
+         */
+        void settled(Operation op, int outcome, long state);
+
+        /** Counts and reports {@code error}, thrown by {@code callback} of {@code op}. Never throws. */
+        void failed(Operation op, int callback, Throwable error);
+
+        /** An expiry of one of its operations begins on the current thread; a close waits for it to end. */
+        void expiryBegins();
+
+        /** The expiry begun by {@link #expiryBegins()} on this thread ended: settled (or lost), callbacks run. */
+        void expiryEnds();
+    }
+
+    /**
+     * Where an operation watches, as its {@code watching} field holds it (Watchers K3): the list of
+     * its one key ({@link Watchers}), which it is linked on itself; or the first of its
+     * {@link WatchNode}s, one per key, when it watches several keys or waits at a position.
+     */
+    abstract static class Watching {
+
+        /** Unlinks {@code op}, which watches here, from every list it is on; returns how many it was on. */
+        abstract int unwatchAll(Operation op);
+
+        /** The keys of the operation watching here, in the order it was given them (read with no lock: fixed). */
+        abstract java.util.List<Object> keys();
+
+        /** The position it waits for, if it waits at one; else null. */
+        abstract Long position();
+    }
 }

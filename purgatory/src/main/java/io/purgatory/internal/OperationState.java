@@ -1,5 +1,6 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 

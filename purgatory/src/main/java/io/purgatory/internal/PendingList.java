@@ -1,5 +1,6 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Watching;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

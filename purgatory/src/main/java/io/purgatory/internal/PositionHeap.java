@@ -1,5 +1,6 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Watchers.PositionNode;
 import java.util.Arrays;
 
 /**

@@ -1,5 +1,6 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.TaskErrorHandler;
 import java.util.concurrent.Executor;

@@ -1,5 +1,7 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
+
 /**
  * The owner of a wait that carries something of its own: its engine, plus the handle an observer
  * returned for it, or its tenant's slot, or both; the settle's booking (or the undo of its failed
@@ -54,6 +56,11 @@ final class WaitOwner implements Owner {
     @Override
     public Owner engine() {
         return engine;
+    }
+
+    @Override
+    public Object tenant() {
+        return tenant == null ? null : tenant.id;
     }
 
     @Override

@@ -1,7 +1,8 @@
 package io.purgatory.internal;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-
+import io.purgatory.internal.Operation.Owner;
+import io.purgatory.internal.Watchers.WatchNode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;

@@ -1,5 +1,7 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
+
 /**
  * An engine's watcher lists: a fixed, power-of-two number of them, each guarding the watch lists
  * of the keys whose mixed hash picks it, so that checks of keys on different lists never contend.

@@ -1,5 +1,8 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
+import io.purgatory.internal.Operation.Watching;
+
 /**
  * The operations watching one key: those watching it alone, in an intrusive doubly linked list
  * through their own links; the nodes of those watching it among other keys (and of positioned
@@ -296,5 +299,82 @@ final class Watchers extends Watching {
             last.next = node;
         }
         nodeTail = node;
+    }
+
+    /**
+     * An operation's place on the list of one of its keys, when it watches several (watching one
+     * key, the operation is linked on that key's list itself, so a single-key operation allocates
+     * none). An operation's nodes are chained through {@code nextOfOperation} from its
+     * {@code watching}. A {@link PositionNode} is its place in a key's positions instead.
+     */
+    static class WatchNode extends Watching {
+
+        final Operation operation;
+        final Watchers watchers;
+        final WatchNode nextOfOperation;
+        /** Guarded by the watcher list's lock; null while unlinked (Watchers K2). */
+        WatchNode prev;
+        WatchNode next;
+
+        WatchNode(Operation operation, Watchers watchers, WatchNode nextOfOperation) {
+            this.operation = operation;
+            this.watchers = watchers;
+            this.nextOfOperation = nextOfOperation;
+        }
+
+        @Override
+        java.util.List<Object> keys() {
+            java.util.ArrayList<Object> keys = new java.util.ArrayList<>();
+            for (WatchNode node = this; node != null; node = node.nextOfOperation) {
+                keys.add(node.watchers.key);
+            }
+            java.util.Collections.reverse(keys); // the chain starts at the key linked last
+            return keys;
+        }
+
+        @Override
+        Long position() {
+            for (WatchNode node = this; node != null; node = node.nextOfOperation) {
+                if (node instanceof PositionNode positioned) {
+                    return positioned.position;
+                }
+            }
+            return null;
+        }
+
+        /** Unlinks every node of the chain this node starts (K3); returns how many were linked. */
+        @Override
+        int unwatchAll(Operation op) {
+            int unlinked = 0;
+            for (WatchNode node = this; node != null; node = node.nextOfOperation) {
+                if (node.watchers.watcherList.unlink(node)) {
+                    unlinked++;
+                }
+            }
+            return unlinked;
+        }
+    }
+
+    /**
+     * An operation's place on a key where it waits until the key's position reaches {@code position}.
+     * Chained with the operation's other nodes as a {@link WatchNode} is. Until the position is
+     * reached it is in the key's {@link PositionHeap}; once a positional check has reached it, it is
+     * on the key's list of nodes, tried as a plainly watched node except by later positional checks.
+     */
+    static final class PositionNode extends WatchNode {
+
+        /** The index of a node on its key's list: reached, tried once by a positional check. */
+        static final int ON_LIST = -2;
+        /** The index of an unlinked node. */
+        static final int UNLINKED = -1;
+
+        final long position;
+        /** Its index in the heap, ON_LIST or UNLINKED; guarded by the watcher list's lock. */
+        int index = UNLINKED;
+
+        PositionNode(Operation operation, Watchers watchers, long position, WatchNode nextOfOperation) {
+            super(operation, watchers, nextOfOperation);
+            this.position = position;
+        }
     }
 }

@@ -1,5 +1,7 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
+import io.purgatory.internal.Watchers.WatchNode;
 import io.purgatory.timer.Timer;
 import java.util.ArrayList;
 import java.util.List;

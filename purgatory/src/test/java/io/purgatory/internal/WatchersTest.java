@@ -2,6 +2,8 @@ package io.purgatory.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.purgatory.internal.Operation.Owner;
+import io.purgatory.internal.Watchers.WatchNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
