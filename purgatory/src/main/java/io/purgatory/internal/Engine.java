@@ -154,14 +154,13 @@ public final class Engine implements Owner {
         if (OperationState.isSettled(op)) {
             return false;
         }
-        int n = watch(op, key, keys, positions); // 2. watch
+        long now = watch(op, key, keys, positions); // 2. watch
         if (closing.isMarked()) { // raced close(), whose sweep may have missed it (N3)
             closing.settleAsClose(op);
             return false;
         }
-        long now = metrics.now(); // read after the links: never before the keys' activations (Watchers K8)
         OperationState.markWatched(op, now != UserCode.NO_TIME, now);
-        counters.watched(n);
+        counters.watched(key != null ? 1 : keys.length);
         if (Claims.tryOnce(op, progress)) { // 3. try again
             return true;
         }
@@ -175,15 +174,20 @@ public final class Engine implements Owner {
         return false;
     }
 
-    /** Links {@code op} on its keys (Watchers K3); returns how many. A key that throws fails the submission. */
-    private int watch(Operation op, Object key, Object[] keys, long[] positions) {
+    /**
+     * Links {@code op} on its keys (Watchers K3); returns its watch time, never before its keys'
+     * activations (Watchers K8): that of its one key if it made the key non-empty (one clock read
+     * per submission), else the clock read after the links. A key that throws fails the submission.
+     */
+    private long watch(Operation op, Object key, Object[] keys, long[] positions) {
         int n = key != null ? 1 : keys.length;
+        long activated = UserCode.NO_TIME;
         WatchNode chain = null;
         for (int i = 0; i < n; i++) {
             Object k = key != null ? key : keys[i];
             try {
                 if (key != null) {
-                    lists.of(k).watch(op, k);
+                    activated = lists.of(k).watch(op, k);
                 } else {
                     chain = positions == null ? lists.of(k).watch(op, k, chain)
                             : lists.of(k).watchAt(op, k, positions[i], chain);
@@ -194,7 +198,7 @@ public final class Engine implements Owner {
                         + " being watched (its hashCode or equals threw): " + keyFailure, keyFailure);
             }
         }
-        return n;
+        return activated != UserCode.NO_TIME ? activated : metrics.now();
     }
 
     /** Undoes a failed submission, its claim still held (N2); false if a settle landed first and stands. */

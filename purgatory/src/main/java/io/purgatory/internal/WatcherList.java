@@ -59,37 +59,51 @@ final class WatcherList {
         this.clock = clock;
     }
 
-    /** Links {@code op} on {@code key}, its only key; the caller holds its submission's claim. */
-    synchronized void watch(Operation op, Object key) {
-        activate(listFor(key)).link(op);
+    /**
+     * Links {@code op} on {@code key}, its only key; the caller holds its submission's claim.
+     * Returns the time the key became non-empty if this made it so (K8), else {@code UserCode.NO_TIME}.
+     */
+    synchronized long watch(Operation op, Object key) {
+        Watchers watchers = listFor(key);
+        long activated = activate(watchers);
+        watchers.link(op);
+        return activated;
     }
 
     /** Links a node of {@code op} on {@code key}, one of its keys, after its nodes so far ({@code chain}). */
     synchronized WatchNode watch(Operation op, Object key, WatchNode chain) {
-        return activate(listFor(key)).linkNode(op, chain);
+        Watchers watchers = listFor(key);
+        activate(watchers);
+        return watchers.linkNode(op, chain);
     }
 
     /** Links {@code op} on {@code key} to wait until the key's position reaches {@code position} (K7). */
     synchronized WatchNode watchAt(Operation op, Object key, long position, WatchNode chain) {
-        return activate(listFor(key)).linkAt(op, position, chain);
+        Watchers watchers = listFor(key);
+        activate(watchers);
+        return watchers.linkAt(op, position, chain);
     }
 
-    /** {@code watchers}, put at the end of the active keys if it is empty, with the time now (K8). */
+    /**
+     * Puts {@code watchers} at the end of the active keys if it is empty, with the time now (K8),
+     * and returns that time; else {@code UserCode.NO_TIME}.
+     */
     @GuardedBy("this")
-    private Watchers activate(Watchers watchers) {
-        if (watchers.isEmpty()) {
-            Watchers last = activeTail;
-            long now = clock.getAsLong();
-            watchers.activatedNanos = last != null && now - last.activatedNanos < 0 ? last.activatedNanos : now;
-            watchers.activePrev = last;
-            if (last == null) {
-                activeHead = watchers;
-            } else {
-                last.activeNext = watchers;
-            }
-            activeTail = watchers;
+    private long activate(Watchers watchers) {
+        if (!watchers.isEmpty()) {
+            return UserCode.NO_TIME;
         }
-        return watchers;
+        Watchers last = activeTail;
+        long now = clock.getAsLong();
+        watchers.activatedNanos = last != null && now - last.activatedNanos < 0 ? last.activatedNanos : now;
+        watchers.activePrev = last;
+        if (last == null) {
+            activeHead = watchers;
+        } else {
+            last.activeNext = watchers;
+        }
+        activeTail = watchers;
+        return now == UserCode.NO_TIME ? UserCode.NO_TIME : watchers.activatedNanos;
     }
 
     /** Takes {@code watchers}, emptied, off the active keys (K8). */
