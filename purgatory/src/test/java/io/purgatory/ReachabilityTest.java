@@ -78,6 +78,19 @@ class ReachabilityTest {
         assertCollected(ops);
     }
 
+    @Test
+    void close_fromACallbackThatMayNotWait_keepsNoOperationItSettledReachable() {
+        List<WeakReference<Payload>> pending = watchLater("k");
+        Payload closer = new Payload();
+        closer.completeHook = purgatory::close; // code the library called: the close waits for nothing (Closing N4)
+        purgatory.tryCompleteElseWatch(closer, List.of("closer"));
+
+        assertThat(closer.forceComplete()).isTrue();
+
+        assertThat(purgatory.isClosed()).isTrue();
+        assertCollected(pending); // the closed purgatory, still referenced here, holds none of what it settled
+    }
+
     private List<WeakReference<Payload>> watchLater(String key) {
         List<WeakReference<Payload>> refs = new ArrayList<>();
         for (int i = 0; i < LATER; i++) {

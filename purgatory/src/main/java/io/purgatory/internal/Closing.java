@@ -44,8 +44,9 @@ final class Closing {
     /** Expiries of the engine's operations running now (N4). */
     private final AtomicInteger expiring = new AtomicInteger();
     /**
-     * What a close's sweep found, once it swept every list, until a close saw them all finished
-     * (then empty); null until then, and another close sweeps again (N5).
+     * The operations a close's sweep found claimed by a try's holder, once it swept every list,
+     * until a close saw them all finished (then empty); null until then, and another close sweeps
+     * again (N5).
      */
     private volatile List<Operation> swept;
 
@@ -156,16 +157,22 @@ final class Closing {
         }
     }
 
-    /** Settles every submitted operation on the lists (N3); returns those it found. */
+    /**
+     * Settles every submitted operation on the lists (N3); returns those of them a try's holder
+     * had claimed, the only ones a close may have to wait for (O5): the others are finished (or,
+     * settled, can no longer be claimed), so a closed engine keeps no reference to them.
+     */
     private List<Operation> sweep() {
-        List<Operation> found = new ArrayList<>();
+        List<Operation> claimed = new ArrayList<>();
         for (WatcherList list : lists) {
             for (Operation op : list.operations()) {
-                found.add(op);
                 OperationState.settleNow(op, outcome);
+                if ((op.state & OperationState.TRYING) != 0) {
+                    claimed.add(op);
+                }
             }
         }
-        return found;
+        return claimed;
     }
 
     /** True iff no operation of {@code found} is being finished by a try's holder on another thread (O5). */
