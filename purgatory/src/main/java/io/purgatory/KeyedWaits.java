@@ -297,13 +297,9 @@ public final class KeyedWaits<K, V> implements Purgatory {
     private CompletableFuture<V> submit(Object key, Object[] keys, Duration timeout, Predicate<? super V> until,
                                         Object fallback, long atLeast) {
         long timeoutMs = Timer.toMs(Objects.requireNonNull(timeout, "timeout"));
-        EventRetention<V> retention = events.retention();
-        if (retention != null) { // a key that throws fails this call, not the wait's try
-            for (int i = 0, n = key != null ? 1 : keys.length; i < n; i++) {
-                retention.probe(key != null ? key : keys[i], i);
-            }
-        }
-        KeyedWait<V> wait = new KeyedWait<>(timeoutMs, retention, events.ends(), key, keys, until, fallback, atLeast);
+        events.probe(key, keys); // a key that throws against a retained event fails this call, not the wait's try
+        KeyedWait<V> wait = new KeyedWait<>(timeoutMs, events.retention(), events.ends(), key, keys, until, fallback,
+                atLeast);
         try {
             if (atLeast != KeyedWait.NO_POSITION) {
                 engine.submit(wait, new Object[] {key}, new long[] {atLeast});

@@ -175,9 +175,8 @@ public final class Engine implements Owner {
     }
 
     /**
-     * Links {@code op} on its keys (Watchers K3); returns its watch time, never before its keys'
-     * activations (Watchers K8): that of its one key if it made the key non-empty (one clock read
-     * per submission), else the clock read after the links. A key that throws fails the submission.
+     * Links {@code op} on its keys (Watchers K3); a key that throws fails the submission. Returns its watch time: its
+     * one key's activation if it made the key non-empty, else the clock after the links (never before, K8).
      */
     private long watch(Operation op, Object key, Object[] keys, long[] positions) {
         int n = key != null ? 1 : keys.length;
@@ -221,11 +220,8 @@ public final class Engine implements Owner {
 
     private static int unwatch(Operation op) {
         Watching watching = op.watching;
-        if (watching == null) {
-            return 0;
-        }
         op.watching = null;
-        return watching.unwatchAll(op);
+        return watching == null ? 0 : watching.unwatchAll(op);
     }
 
     // ---- visits ----
@@ -304,13 +300,12 @@ public final class Engine implements Owner {
         return admission;
     }
 
-    /** The clock's reading now, as operations' watch times are read. */
+    /** The clock's reading now, as operations' watch times are read (PendingList). */
     long nowNanos() {
         return metrics.now();
     }
 
-    /** Its watcher lists (PendingList). */
-    WatcherList[] lists() {
+    WatcherList[] lists() { // (PendingList)
         return lists.all();
     }
 

@@ -116,6 +116,19 @@ public final class KeyedEvents<V> {
         }
     }
 
+    /**
+     * Looks each key up among the retained events, if any, before its wait is submitted (EventRetention#probe).
+     *
+     * @throws IllegalArgumentException naming the index of a key whose equals or hashCode threw
+     */
+    public void probe(Object key, Object[] keys) {
+        if (retention != null) {
+            for (int i = 0, n = key != null ? 1 : keys.length; i < n; i++) {
+                retention.probe(key != null ? key : keys[i], i);
+            }
+        }
+    }
+
     /** Whether early events are retained. */
     public boolean retains() {
         return retention != null;
