@@ -97,7 +97,7 @@ final class Claims {
         if (progress.lastClaimIsNested()) {
             progress.countNestedTry(op); // (O4)
         }
-        UserCode.tryComplete(op);
+        UserCode.tryComplete(op, progress);
         return (op.state & (OUTCOME | BY_HOLDER)) == (COMPLETED | BY_HOLDER);
     }
 

@@ -97,9 +97,11 @@ public final class UserCode {
     private UserCode() {
     }
 
-    /** Runs {@code op}'s tryComplete; what it throws is reported and counts as "not yet" (U1, U2). */
-    static void tryComplete(Operation op) {
-        InProgress progress = InProgress.current();
+    /**
+     * Runs {@code op}'s tryComplete; what it throws is reported and counts as "not yet" (U1, U2).
+     * {@code progress} is the current thread's: the caller's, so a try looks up no thread-local.
+     */
+    static void tryComplete(Operation op, InProgress progress) {
         progress.userCode++;
         try {
             op.tryComplete();
