@@ -92,7 +92,7 @@ class ReadmeCodeTest {
         for (String artifact : artifacts) {
             assertThat(readme).contains("| `" + artifact + "` |");
         }
-        assertThat(testing).contains("(" + jcstressTests + " tests, each in two JVM configurations)");
+        assertThat(testing).contains("(" + jcstressTests + " tests, each in two JVM configurations on JDK 17");
     }
 
     private static long jcstressTests(Path source) {
