@@ -44,9 +44,8 @@ final class Closing {
     /** Expiries of the engine's operations running now (N4). */
     private final AtomicInteger expiring = new AtomicInteger();
     /**
-     * The operations a close's sweep found claimed by a try's holder, once it swept every list,
-     * until a close saw them all finished (then empty); null until then, and another close sweeps
-     * again (N5).
+     * Of what a close's sweep found, once that close did all its work, those a later close waits
+     * for (awaitFinished); null until then, and another close sweeps again (N5).
      */
     private volatile List<Operation> swept;
 
@@ -135,26 +134,29 @@ final class Closing {
             if (found == null) { // the first close stopped part way (N5)
                 sweepAndAwait();
             } else {
-                awaitFinished(found); // (N5): the first may have waited for nothing
+                swept = awaitFinished(found); // (N5): the first may have waited for nothing
             }
         }
     }
 
     private void sweepAndAwait() {
-        List<Operation> found = sweep();
-        swept = found;
-        awaitFinished(found);
+        List<Operation> left = awaitFinished(sweep());
         afterSweep.run();
+        swept = left; // last: a close cut short before it leaves `swept` null, and the next does the work (N5)
     }
 
-    /** Waits as N4 for {@code found} and the expiries in flight, if this thread may; forgets them once finished. */
-    private void awaitFinished(List<Operation> found) {
+    /**
+     * Waits as N4 for {@code found} and the expiries in flight, if this thread may; returns those
+     * of them a later close waits for (N5): none once it saw them all finished, else all of them.
+     */
+    private List<Operation> awaitFinished(List<Operation> found) {
         InProgress progress = InProgress.current();
         int own = progress.expiriesOf(engine);
         if (once.await(() -> noneBeingFinished(found, progress) && expiring.get() <= own,
                 CloseOnce.startNanos())) { // (N4)
-            swept = List.of();
+            return List.of();
         }
+        return found;
     }
 
     /**
