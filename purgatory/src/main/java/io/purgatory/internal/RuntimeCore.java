@@ -40,7 +40,9 @@ public final class RuntimeCore {
      *      driver outlives close(). Nothing the library schedules depends on a submission.
      * (P3) close() closes the engines before it stops the driver and the timer, each by its close
      *      policy, going on past a failure; it follows CloseOnce, so a close from a callback
-     *      neither waits for another close nor joins the driver it may be running on.
+     *      neither waits for another close nor joins the driver it may be running on; a later
+     *      close that may wait then waits as the first would have: it closes those members again
+     *      (each waits as Closing N5 says) and joins the driver.
      */
 
     static final int DEFAULT_EXPIRATION_THREADS = 2;
@@ -57,6 +59,8 @@ public final class RuntimeCore {
     private final CloseOnce once;
     @GuardedBy("lock")
     private boolean closed;
+    /** The members a first close that could not wait closed, until a later close waited for them (P3). */
+    private volatile List<Engine> unwaited = List.of();
     /** Written under `lock` (P2); read without it. */
     private volatile TimerDriver driver;
 
@@ -130,15 +134,43 @@ public final class RuntimeCore {
         }
         if (!first) {
             once.awaitFirst();
+            if (CloseOnce.mayWait()) {
+                CloseOnce.bounded(this::awaitUnwaited);
+            }
             return;
         }
         CloseOnce.bounded(this::closeFirst);
+    }
+
+    /** A later close that may wait: waits as the first would have, for the members it closed (P3). */
+    private void awaitUnwaited() {
+        List<Engine> closedFirst = unwaited;
+        if (closedFirst.isEmpty()) {
+            return;
+        }
+        long start = CloseOnce.startNanos();
+        for (Engine member : closedFirst) {
+            try {
+                member.close(); // a later close of each: it waits as its first would have (Closing N5)
+            } catch (RuntimeException | Error failure) {
+                LOG.error("Runtime '{}': closing purgatory '{}' failed; the others still close", name,
+                        member.name(), failure);
+            }
+        }
+        TimerDriver started = driver;
+        if (started != null) {
+            started.close(TimeUnit.NANOSECONDS.toMillis(CloseOnce.leftNanos(start)));
+        }
+        unwaited = List.of();
     }
 
     /** The first close's work: its members' closes and the driver's stop share one bound (CloseOnce). */
     private void closeFirst() {
         long start = CloseOnce.startNanos();
         try {
+            if (!CloseOnce.mayWait()) {
+                unwaited = List.copyOf(members); // a later close waits for them (P3)
+            }
             for (Engine member : members) { // (P3)
                 try {
                     member.close();
