@@ -8,8 +8,16 @@ import io.purgatory.ReliabilitySupport.HookOp;
 import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +29,7 @@ class CloseNestingTest {
 
     private static final int PENDING = 50;
     private static final int PAYLOAD_BYTES = 256 * 1024;
+    private static final long BOUND_SECONDS = 30; // a failure bound, not a measurement
 
     // ---- what a close from a callback keeps (Closing N5's `swept`) ----
 
@@ -56,6 +65,107 @@ class CloseNestingTest {
         } finally {
             purgatory.close();
             timer.close();
+        }
+    }
+
+    // ---- closes from a wait's future and an observer, expiries inline on the driver (promises 1, 3, 7) ----
+
+    /*
+     * A runtime whose expirations run inline on its driver (Runnable::run). The first wait to time
+     * out closes the runtime from its future's whenComplete, on the driver; an observer of the
+     * other purgatory closes that one too as each of its waits ends. Every wait ends once, every
+     * operation is answered once, nothing waits its bound (no warning), and both are closed.
+     */
+    @Test
+    void runtimeClose_fromAWaitsWhenCompleteOnTheDriverWithAnInlineExecutor_answersEveryWaitOnceAndWaitsForNothing()
+            throws Exception {
+        PurgatoryRuntime runtime = PurgatoryRuntime.builder("inline-close").expirationExecutor(Runnable::run).build();
+        Map<Object, AtomicInteger> ends = new ConcurrentHashMap<>();
+        DelayedOperationPurgatory<HookOp>[] observed = newArray();
+        WaitObserver observer = new WaitObserver() {
+            @Override
+            public Object started(WaitStart start) {
+                Object handle = new Object();
+                ends.put(handle, new AtomicInteger());
+                return handle;
+            }
+
+            @Override
+            public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
+                ends.get(handle).incrementAndGet();
+                observed[0].close(); // a close from an observer, on whatever thread ends the wait
+            }
+        };
+        KeyedWaits<String, String> waits = KeyedWaits.builder("waits").runtime(runtime).build();
+        observed[0] = DelayedOperationPurgatory.<HookOp>builder("observed").runtime(runtime).observer(observer).build();
+        List<HookOp> ops = new ArrayList<>();
+        List<CompletableFuture<String>> futures = new ArrayList<>();
+        try (LogCapture log = new LogCapture("io.purgatory")) {
+            for (int i = 0; i < PENDING; i++) {
+                HookOp op = new HookOp(60_000);
+                observed[0].tryCompleteElseWatch(op, List.of("k" + i));
+                ops.add(op);
+                futures.add(waits.await("w" + i, Duration.ofMinutes(1)));
+            }
+            CompletableFuture<String> first = waits.await("first", Duration.ofMillis(1));
+            CompletableFuture<Void> closed = first.handle((v, e) -> {
+                runtime.close(); // on the driver, inside the wait's expiry
+                return null;
+            }).thenAccept(unused -> { });
+
+            closed.get(BOUND_SECONDS, TimeUnit.SECONDS);
+            for (CompletableFuture<String> future : futures) {
+                assertThat(future).as("each wait answered by the runtime's close").isDone();
+            }
+            assertThat(ops.stream().mapToInt(op -> op.completes.get() + op.cancels.get()).boxed().distinct().toList())
+                    .as("[callbacks run] of every operation").containsExactly(1);
+            assertThat(ends.values().stream().map(AtomicInteger::get).distinct().toList())
+                    .as("[ends told] of every observed wait").containsExactly(1);
+            assertThat(List.of(waits.isClosed(), observed[0].isClosed())).containsExactly(true, true);
+            assertThat(warnings(log)).isEmpty();
+        } finally {
+            runtime.close();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static DelayedOperationPurgatory<HookOp>[] newArray() {
+        return new DelayedOperationPurgatory[1];
+    }
+
+    /*
+     * An expiration executor that refuses every command (one shut down): the timer runs each expiry
+     * on the driver instead. A user's close racing those expiries answers every operation exactly
+     * once, the expired ones and the pending ones, and returns.
+     */
+    @Test
+    void close_whileAnExpirationExecutorRefusesEveryExpiry_answersEveryOperationExactlyOnce() throws Exception {
+        ExecutorService shutDown = Executors.newSingleThreadExecutor();
+        shutDown.shutdown();
+        PurgatoryRuntime runtime = PurgatoryRuntime.builder("refusing").expirationExecutor(shutDown).build();
+        DelayedOperationPurgatory<HookOp> purgatory = DelayedOperationPurgatory.<HookOp>builder("refused")
+                .runtime(runtime).build();
+        List<HookOp> ops = new ArrayList<>();
+        try (LogCapture log = new LogCapture("io.purgatory")) {
+            for (int i = 0; i < PENDING; i++) {
+                HookOp expiring = new HookOp(1);
+                HookOp pending = new HookOp(60_000);
+                purgatory.tryCompleteElseWatch(expiring, List.of("e" + i));
+                purgatory.tryCompleteElseWatch(pending, List.of("p" + i));
+                ops.add(expiring);
+                ops.add(pending);
+            }
+            assertThat(ops.get(0).settled.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("an expiry ran").isTrue();
+            CompletableFuture.runAsync(runtime::close).get(BOUND_SECONDS, TimeUnit.SECONDS);
+
+            assertThat(ops.stream().mapToInt(op -> op.completes.get() + op.cancels.get()).boxed().distinct().toList())
+                    .as("[callbacks run] of every operation").containsExactly(1);
+            assertThat(ops.stream().mapToInt(op -> op.expirations.get()).sum()).as("expiries")
+                    .isBetween(1, 2 * PENDING);
+            assertThat(purgatory.numDelayed()).isZero();
+            assertThat(log.events()).isNotNull(); // absorbs the refusals' warnings
+        } finally {
+            runtime.close();
         }
     }
 
