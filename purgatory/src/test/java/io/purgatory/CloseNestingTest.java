@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,7 +82,7 @@ class CloseNestingTest {
             throws Exception {
         PurgatoryRuntime runtime = PurgatoryRuntime.builder("inline-close").expirationExecutor(Runnable::run).build();
         Map<Object, AtomicInteger> ends = new ConcurrentHashMap<>();
-        DelayedOperationPurgatory<HookOp>[] observed = newArray();
+        AtomicReference<DelayedOperationPurgatory<HookOp>> observed = new AtomicReference<>();
         WaitObserver observer = new WaitObserver() {
             @Override
             public Object started(WaitStart start) {
@@ -93,17 +94,17 @@ class CloseNestingTest {
             @Override
             public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
                 ends.get(handle).incrementAndGet();
-                observed[0].close(); // a close from an observer, on whatever thread ends the wait
+                observed.get().close(); // a close from an observer, on whatever thread ends the wait
             }
         };
         KeyedWaits<String, String> waits = KeyedWaits.builder("waits").runtime(runtime).build();
-        observed[0] = DelayedOperationPurgatory.<HookOp>builder("observed").runtime(runtime).observer(observer).build();
+        observed.set(DelayedOperationPurgatory.<HookOp>builder("observed").runtime(runtime).observer(observer).build());
         List<HookOp> ops = new ArrayList<>();
         List<CompletableFuture<String>> futures = new ArrayList<>();
         try (LogCapture log = new LogCapture("io.purgatory")) {
             for (int i = 0; i < PENDING; i++) {
                 HookOp op = new HookOp(60_000);
-                observed[0].tryCompleteElseWatch(op, List.of("k" + i));
+                observed.get().tryCompleteElseWatch(op, List.of("k" + i));
                 ops.add(op);
                 futures.add(waits.await("w" + i, Duration.ofMinutes(1)));
             }
@@ -121,16 +122,11 @@ class CloseNestingTest {
                     .as("[callbacks run] of every operation").containsExactly(1);
             assertThat(ends.values().stream().map(AtomicInteger::get).distinct().toList())
                     .as("[ends told] of every observed wait").containsExactly(1);
-            assertThat(List.of(waits.isClosed(), observed[0].isClosed())).containsExactly(true, true);
+            assertThat(List.of(waits.isClosed(), observed.get().isClosed())).containsExactly(true, true);
             assertThat(warnings(log)).isEmpty();
         } finally {
             runtime.close();
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static DelayedOperationPurgatory<HookOp>[] newArray() {
-        return new DelayedOperationPurgatory[1];
     }
 
     /*
