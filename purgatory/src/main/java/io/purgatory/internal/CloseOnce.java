@@ -57,8 +57,9 @@ final class CloseOnce {
      */
     static void bounded(Runnable close) {
         InProgress progress = InProgress.current();
+        long now = System.nanoTime(); // before the depth changes: nothing between it and the try may throw
         if (progress.closeDepth++ == 0) {
-            progress.closeStartNanos = System.nanoTime();
+            progress.closeStartNanos = now;
         }
         try {
             close.run();
