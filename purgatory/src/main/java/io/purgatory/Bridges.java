@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.internal.Engine;
 import io.purgatory.internal.KeyedEvents;
 import io.purgatory.internal.Operation;
@@ -16,18 +15,12 @@ import java.util.Arrays;
 final class Bridges {
 
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
-    private static final Callback[] CALLBACKS = Callback.values();
     private static final WaitOutcome[] ENDS = WaitOutcome.values();
 
     private Bridges() {
     }
 
     /** {@code handler} as the engine reports the failures of operations' callbacks to it. */
-    static UserCode.Failures failures(OperationErrorHandler handler) {
-        return (purgatory, op, callback, error) -> handler.onError(purgatory, (DelayedOperation) op,
-                CALLBACKS[callback], error);
-    }
-
     /** {@code observer} as the engine starts and ends each wait with it; null if it is null. */
     static UserCode.Observer observer(WaitObserver observer) {
         if (observer == null) {

@@ -2,7 +2,6 @@ package io.purgatory;
 
 import io.purgatory.internal.Operation;
 import io.purgatory.internal.OperationState;
-import io.purgatory.internal.UserCode;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
 import java.util.Objects;
@@ -86,10 +85,6 @@ public abstract class DelayedOperation extends Operation {
      */
 
     private static final Outcome[] OUTCOMES = {null, Outcome.COMPLETED, Outcome.EXPIRED, Outcome.CANCELLED};
-
-    static {
-        UserCode.reportUnsubmittedTo(Bridges.failures(OperationErrorHandler.processDefault()));
-    }
 
     /**
      * Creates an operation that expires {@code delayMs} milliseconds after it is watched. Any

@@ -5,7 +5,6 @@ import io.purgatory.internal.Operation;
 import io.purgatory.internal.OperationState;
 import io.purgatory.internal.RuntimeCore;
 import io.purgatory.timer.Clock;
-import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.ManualTimer;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
@@ -50,17 +49,9 @@ final class EngineSettings {
     private final Set<String> ownTimerSettings = new LinkedHashSet<>();
 
     EngineSettings(String name) {
-        this.name = checkName(name);
+        this.name = PurgatoryRuntime.checkName(name);
     }
 
-    /** The one check of a purgatory's, keyed waits' or runtime's name: not null, not blank. */
-    static String checkName(String name) {
-        Objects.requireNonNull(name, "name");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("name must not be blank: '" + name + "'");
-        }
-        return name;
-    }
 
     void timer(Timer timer) {
         if (!EntryAccess.get().supports(Objects.requireNonNull(timer, "timer"))) {
@@ -152,7 +143,7 @@ final class EngineSettings {
             case COMPLETE -> OperationState.COMPLETED;
             case CANCEL -> OperationState.CANCELLED;
         };
-        return new EngineConfig(name, shards, maxPending, closeOutcome, Bridges.failures(errorHandler),
+        return new EngineConfig(name, shards, maxPending, closeOutcome, ErrorHandlers.failures(errorHandler),
                 Bridges.observer(observer), runtime != null ? runtime.core() : ownRuntime(), runtime == null,
                 runtime != null || timerEnabled, tenantOf, maxPendingPerTenant, Bridges.REFUSALS);
     }
@@ -186,8 +177,7 @@ final class EngineSettings {
         } else if (!timerEnabled) {
             with = "timerEnabled(false)";
         } else {
-            refuseManualClock(clock);
-            return;
+            return; // its own timer: every setting applies
         }
         if (!conflicts.isEmpty()) {
             throw new IllegalArgumentException(with + " cannot be combined with " + conflicts + ": they configure the"
@@ -215,18 +205,4 @@ final class EngineSettings {
                 TaskErrorHandler.logging(), reaperEnabled);
     }
 
-    /**
-     * Refuses a {@link ManualClock} as the clock of an own timer: the timer's thread would settle
-     * due operations some time after the test moved the clock, on that thread.
-     *
-     * @throws IllegalArgumentException if {@code clock} is a ManualClock
-     */
-    static void refuseManualClock(Clock clock) {
-        if (clock instanceof ManualClock) {
-            throw new IllegalArgumentException("clock: a ManualClock moves only when a test moves it, and the own"
-                    + " timer's thread would then settle what is due later, on that thread. For deterministic tests"
-                    + " give timer(new ManualTimer(clock)) instead and move time with ManualTimer.advanceClock:"
-                    + " every due operation is then settled on the test's thread before it returns");
-        }
-    }
 }

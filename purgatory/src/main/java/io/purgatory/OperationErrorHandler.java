@@ -44,7 +44,7 @@ public interface OperationErrorHandler {
      * here or per builder, if your application binds no provider.
      */
     static OperationErrorHandler logging() {
-        return LoggingHandler.INSTANCE;
+        return ErrorHandlers.LOGGING;
     }
 
     /**
@@ -53,7 +53,7 @@ public interface OperationErrorHandler {
      * keyed wait of the process, those built before it too. Until then it logs ({@link #logging()}).
      */
     static OperationErrorHandler processDefault() {
-        return ProcessDefaultHandler.INSTANCE;
+        return ErrorHandlers.PROCESS_DEFAULT;
     }
 
     /**
@@ -65,10 +65,10 @@ public interface OperationErrorHandler {
      */
     static OperationErrorHandler setProcessDefault(OperationErrorHandler handler) {
         java.util.Objects.requireNonNull(handler, "handler");
-        if (handler == ProcessDefaultHandler.INSTANCE) {
+        if (handler == ErrorHandlers.PROCESS_DEFAULT) {
             throw new IllegalArgumentException("handler: processDefault() would report to itself forever");
         }
-        return ProcessDefaultHandler.INSTANCE.delegate.getAndSet(handler);
+        return ErrorHandlers.PROCESS_DELEGATE.getAndSet(handler);
     }
 
 }

@@ -92,6 +92,15 @@ public final class PurgatoryRuntime implements AutoCloseable {
         return "PurgatoryRuntime[" + core.name() + ", purgatories=" + core.members().size() + "]";
     }
 
+    /** The one check of a purgatory's, keyed waits' or runtime's name: not null, not blank. */
+    static String checkName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank: '" + name + "'");
+        }
+        return name;
+    }
+
     /** The machinery under this facade. */
     RuntimeCore core() {
         return core;
@@ -112,7 +121,7 @@ public final class PurgatoryRuntime implements AutoCloseable {
         private ManualTimer manualTimer;
 
         private Builder(String name) {
-            this.name = EngineSettings.checkName(name);
+            this.name = checkName(name);
         }
 
         /**
@@ -201,7 +210,6 @@ public final class PurgatoryRuntime implements AutoCloseable {
                 throw new IllegalArgumentException("expirationExecutor cannot be combined with [expirationThreads]:"
                         + " the threads are the runtime's own executor's");
             }
-            EngineSettings.refuseManualClock(clock);
             return new PurgatoryRuntime(RuntimeCore.own(name, timerSettings, clock != null ? clock : Clock.system(),
                     expirationExecutor, expirationThreads, errorHandler, true));
         }

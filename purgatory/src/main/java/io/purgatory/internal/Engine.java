@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * {@code KeyedWaits}, {@code DelayedFuturePurgatory}) validates its arguments and makes one call
  * here per public call. Thread-safe; submit and settle cost O(keys), gauges O(1).
  */
-public final class Engine implements Owner {
+public final class Engine implements Owner, RuntimeCore.Member {
 
     /*
      * Implementation notes.
@@ -253,14 +253,10 @@ public final class Engine implements Owner {
 
     // ---- Owner: settles, failures, expiries ----
 
+    /** Books the settle; a WaitOwner's operation also frees its tenant's slot (N1). */
     @Override
     public void settled(Operation op, int outcome, long state) {
-        settled(op, outcome, state, null);
-    }
-
-    /** {@link #settled(Operation, int, long)} of an operation of {@code tenant} (a WaitOwner's). */
-    void settled(Operation op, int outcome, long state, Admission.Tenant tenant) {
-        admission.free(tenant); // (N1)
+        admission.free(op.owner instanceof WaitOwner wait ? wait.tenant : null); // (N1)
         if (timed) {
             runtime.unschedule(op);
         }
@@ -349,6 +345,7 @@ public final class Engine implements Owner {
     // ---- close ----
 
     /** Closes the engine (Closing), its own runtime's stop within the same bound (CloseOnce); idempotent. */
+    @Override
     public void close() {
         CloseOnce.bounded(closing::close);
     }
@@ -374,6 +371,7 @@ public final class Engine implements Owner {
     // ---- for the runtime, the facades and tests ----
 
     /** The runtime's purge step for this engine. */
+    @Override
     public void purgeIfNeeded() {
         purgePolicy.run();
     }

@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.DaemonThreads;
+import io.purgatory.timer.ManualClock;
 import io.purgatory.timer.SystemTimer;
 import io.purgatory.timer.TaskErrorHandler;
 import io.purgatory.timer.Timer;
@@ -48,19 +49,31 @@ public final class RuntimeCore {
     static final int DEFAULT_EXPIRATION_THREADS = 2;
     private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
 
+    /** What a runtime drives and closes: the engine of a purgatory or of keyed waits on it (P1). */
+    public interface Member {
+        /** Its name, for messages. */
+        String name();
+
+        /** The runtime's purge step for this member. */
+        void purgeIfNeeded();
+
+        /** Closes it as its own close would (Closing). */
+        void close();
+    }
+
     private final String name;
     private final Timer timer;
     private final boolean ownsTimer;
     private final ExecutorService ownedExecutor;
     private final boolean driven;
     private final Clock clock;
-    private final List<Engine> members = new CopyOnWriteArrayList<>();
+    private final List<Member> members = new CopyOnWriteArrayList<>();
     private final Object lock = new Object();
     private final CloseOnce once;
     @GuardedBy("lock")
     private boolean closed;
     /** The members a first close that could not wait closed, until a later close waited for them (P3). */
-    private volatile List<Engine> unwaited = List.of();
+    private volatile List<Member> unwaited = List.of();
     /** Written under `lock` (P2); read without it. */
     private volatile TimerDriver driver;
 
@@ -82,6 +95,7 @@ public final class RuntimeCore {
      */
     public static RuntimeCore own(String name, TimerSettings settings, Clock clock, Executor executor, int threads,
                                   TaskErrorHandler errors, boolean driven) {
+        refuseManualClock(clock);
         ExecutorService owned = null;
         if (executor == null) {
             owned = new ThreadPoolExecutor(threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
@@ -91,6 +105,21 @@ public final class RuntimeCore {
                 .executor(owned != null ? owned : UserCode.asUserCode(executor))
                 .errorHandler(UserCode.asUserCode(errors)).build();
         return new RuntimeCore(name, own, true, owned, driven, clock);
+    }
+
+    /**
+     * Refuses a {@link ManualClock} as the clock of an own timer: the timer's thread would settle
+     * due operations some time after the test moved the clock, on that thread.
+     *
+     * @throws IllegalArgumentException if {@code clock} is a ManualClock
+     */
+    private static void refuseManualClock(Clock clock) {
+        if (clock instanceof ManualClock) {
+            throw new IllegalArgumentException("clock: a ManualClock moves only when a test moves it, and the own"
+                    + " timer's thread would then settle what is due later, on that thread. For deterministic tests"
+                    + " give timer(new ManualTimer(clock)) instead and move time with ManualTimer.advanceClock:"
+                    + " every due operation is then settled on the test's thread before it returns");
+        }
     }
 
     /** A runtime on {@code timer}, which it drives iff {@code driven} and never closes (its owner does). */
@@ -144,12 +173,12 @@ public final class RuntimeCore {
 
     /** A later close that may wait: waits as the first would have, for the members it closed (P3). */
     private void awaitUnwaited() {
-        List<Engine> closedFirst = unwaited;
+        List<Member> closedFirst = unwaited;
         if (closedFirst.isEmpty()) {
             return;
         }
         long start = CloseOnce.startNanos();
-        for (Engine member : closedFirst) {
+        for (Member member : closedFirst) {
             try {
                 member.close(); // a later close of each: it waits as its first would have (Closing N5)
             } catch (RuntimeException | Error failure) {
@@ -171,7 +200,7 @@ public final class RuntimeCore {
             if (!CloseOnce.mayWait()) {
                 unwaited = List.copyOf(members); // a later close waits for them (P3)
             }
-            for (Engine member : members) { // (P3)
+            for (Member member : members) { // (P3)
                 try {
                     member.close();
                 } catch (RuntimeException | Error failure) {
@@ -199,7 +228,7 @@ public final class RuntimeCore {
      *
      * @throws IllegalStateException if this runtime is closed
      */
-    void register(Engine engine) {
+    void register(Member engine) {
         synchronized (lock) {
             if (closed) {
                 throw new IllegalStateException("runtime '" + name + "' is closed: cannot build purgatory '"
@@ -210,7 +239,7 @@ public final class RuntimeCore {
     }
 
     /** Deregisters {@code engine}, which is closing: its purge policy no longer runs (P1). */
-    void leave(Engine engine) {
+    void leave(Member engine) {
         members.remove(engine);
     }
 
@@ -249,7 +278,7 @@ public final class RuntimeCore {
 
     /** The driver's step after each advance: every open engine's purge policy, one failure not stopping the rest. */
     void runPurgePolicies() {
-        for (Engine member : members) {
+        for (Member member : members) {
             try {
                 member.purgeIfNeeded();
             } catch (RuntimeException | Error error) {
@@ -273,8 +302,8 @@ public final class RuntimeCore {
         return driver;
     }
 
-    /** The engines registered now (tests). */
-    public List<Engine> members() {
+    /** The members registered now (tests). */
+    public List<Member> members() {
         return new ArrayList<>(members);
     }
 }

@@ -54,10 +54,11 @@ public final class UserCode {
     public static final String LOGGER = "io.purgatory.DelayedOperationPurgatory";
 
     private static final Logger LOG = LoggerFactory.getLogger(LOGGER);
+    private static final String[] CALLBACK_NAMES = {"tryComplete", "onComplete", "onExpiration", "onCancel"};
 
     /** Where failures of operations never submitted go: the process-wide handler, once installed. */
     private static volatile Failures unsubmitted = (purgatory, op, callback, error) ->
-            log(purgatory, "an operation never submitted threw", error);
+            logFailure(purgatory, op, CALLBACK_NAMES[callback], error);
 
     /** Where the failures of an operation's own code go: its purgatory's error handler. */
     @FunctionalInterface
@@ -293,8 +294,6 @@ public final class UserCode {
         }
     }
 
-    private static final String[] CALLBACK_NAMES = {"tryComplete", "onComplete", "onExpiration", "onCancel"};
-
     /** Makes {@code failures} the receiver of failures of operations never submitted (the process-wide handler). */
     public static void reportUnsubmittedTo(Failures failures) {
         unsubmitted = failures;
@@ -303,6 +302,11 @@ public final class UserCode {
     /** True iff the current thread is inside user code the library called (U3). */
     static boolean isRunning() {
         return InProgress.current().userCode > 0;
+    }
+
+    /** Logs that {@code callback} of {@code op} threw: the logging handler's line. */
+    public static void logFailure(String purgatory, Object op, String callback, Throwable error) {
+        LOG.error("Purgatory '{}': {} of {} threw", purgatory, callback, op, error);
     }
 
     /** Logs a failure of user code the library has contained. Never throws (U1). */

@@ -18,14 +18,15 @@ final class WaitOwner implements Owner {
     static final int CLOSED = 4;
     static final int FAILED = 5;
 
-    private final Engine engine;
+    /** The engine it wraps. */
+    private final Owner engine;
     private final UserCode.Observer observer;
     /** The observer's handle until the wait ends, then null; the claim orders its one end after the start. */
     private Object handle;
     /** Its tenant's slots, freed with the purgatory's by the settle's booking (Admission S1); or null. */
     final Admission.Tenant tenant;
 
-    private WaitOwner(Engine engine, UserCode.Observer observer, Object handle, Admission.Tenant tenant) {
+    private WaitOwner(Owner engine, UserCode.Observer observer, Object handle, Admission.Tenant tenant) {
         this.engine = engine;
         this.observer = observer;
         this.handle = handle;
@@ -37,7 +38,7 @@ final class WaitOwner implements Owner {
      * asks the observer, if any, for a handle and, given one or a {@code tenant}, makes an owner
      * that holds them the operation's owner (Engine N6). Returns that owner, or null.
      */
-    static WaitOwner start(Engine engine, UserCode.Observer observer, Admission.Tenant tenant, Operation op,
+    static WaitOwner start(Owner engine, UserCode.Observer observer, Admission.Tenant tenant, Operation op,
                            Object[] keys) {
         Object handle = observer == null ? null : UserCode.started(observer, engine.name(), keys, op.delayMs());
         if (handle == null && tenant == null) {
@@ -71,7 +72,7 @@ final class WaitOwner implements Owner {
     @Override
     public void settled(Operation op, int outcome, long state) {
         try {
-            engine.settled(op, outcome, state, tenant);
+            engine.settled(op, outcome, state); // it frees the tenant's slot too
         } finally {
             end(op, end(outcome, state), null);
         }
