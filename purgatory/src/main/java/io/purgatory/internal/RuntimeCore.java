@@ -1,7 +1,5 @@
 package io.purgatory.internal;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
-
 import io.purgatory.timer.Clock;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.ManualClock;
@@ -70,8 +68,6 @@ public final class RuntimeCore {
     private final List<Member> members = new CopyOnWriteArrayList<>();
     private final Object lock = new Object();
     private final CloseOnce once;
-    @GuardedBy("lock")
-    private boolean closed;
     /** The members a first close that could not wait closed, until a later close waited for them (P3). */
     private volatile List<Member> unwaited = List.of();
     /** Written under `lock` (P2); read without it. */
@@ -158,8 +154,7 @@ public final class RuntimeCore {
     public void close() {
         boolean first;
         synchronized (lock) {
-            first = once.mark();
-            closed = true; // (P1): nothing registers from here on
+            first = once.mark(); // (P1): nothing registers from here on
         }
         if (!first) {
             once.awaitFirst();
@@ -174,23 +169,10 @@ public final class RuntimeCore {
     /** A later close that may wait: waits as the first would have, for the members it closed (P3). */
     private void awaitUnwaited() {
         List<Member> closedFirst = unwaited;
-        if (closedFirst.isEmpty()) {
-            return;
+        if (!closedFirst.isEmpty()) {
+            closeAll(closedFirst, CloseOnce.startNanos()); // each waits as its first would have (Closing N5)
+            unwaited = List.of();
         }
-        long start = CloseOnce.startNanos();
-        for (Member member : closedFirst) {
-            try {
-                member.close(); // a later close of each: it waits as its first would have (Closing N5)
-            } catch (RuntimeException | Error failure) {
-                LOG.error("Runtime '{}': closing purgatory '{}' failed; the others still close", name,
-                        member.name(), failure);
-            }
-        }
-        TimerDriver started = driver;
-        if (started != null) {
-            started.close(TimeUnit.NANOSECONDS.toMillis(CloseOnce.leftNanos(start)));
-        }
-        unwaited = List.of();
     }
 
     /** The first close's work: its members' closes and the driver's stop share one bound (CloseOnce). */
@@ -200,18 +182,7 @@ public final class RuntimeCore {
             if (!CloseOnce.mayWait()) {
                 unwaited = List.copyOf(members); // a later close waits for them (P3)
             }
-            for (Member member : members) { // (P3)
-                try {
-                    member.close();
-                } catch (RuntimeException | Error failure) {
-                    LOG.error("Runtime '{}': closing purgatory '{}' failed; the others still close", name,
-                            member.name(), failure);
-                }
-            }
-            TimerDriver started = driver; // (P2): none starts from here on
-            if (started != null) {
-                started.close(CloseOnce.mayWait() ? TimeUnit.NANOSECONDS.toMillis(CloseOnce.leftNanos(start)) : 0L);
-            }
+            closeAll(members, start);
             if (ownsTimer) {
                 timer.close();
             }
@@ -223,6 +194,22 @@ public final class RuntimeCore {
         }
     }
 
+    /** Closes {@code list}'s members, going on past a failure, then stops the driver (P3); one bound from {@code start}. */
+    private void closeAll(List<Member> list, long start) {
+        for (Member member : list) {
+            try {
+                member.close();
+            } catch (RuntimeException | Error failure) {
+                LOG.error("Runtime '{}': closing purgatory '{}' failed; the others still close", name, member.name(),
+                        failure);
+            }
+        }
+        TimerDriver started = driver; // (P2): none starts once the close marked
+        if (started != null) {
+            started.close(CloseOnce.mayWait() ? TimeUnit.NANOSECONDS.toMillis(CloseOnce.leftNanos(start)) : 0L);
+        }
+    }
+
     /**
      * Registers {@code engine}, being built on this runtime (P1).
      *
@@ -230,7 +217,7 @@ public final class RuntimeCore {
      */
     void register(Member engine) {
         synchronized (lock) {
-            if (closed) {
+            if (once.isBegun()) {
                 throw new IllegalStateException("runtime '" + name + "' is closed: cannot build purgatory '"
                         + engine.name() + "' on it");
             }
@@ -270,7 +257,7 @@ public final class RuntimeCore {
             return;
         }
         synchronized (lock) {
-            if (driver == null && !closed) {
+            if (driver == null && !once.isBegun()) {
                 driver = TimerDriver.start("ExpirationReaper-" + name, timer, this::runPurgePolicies);
             }
         }
