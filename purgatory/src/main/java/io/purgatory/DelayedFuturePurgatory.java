@@ -50,7 +50,7 @@ public final class DelayedFuturePurgatory extends EngineFacade {
      * type witness: {@code new DelayedFuturePurgatory(DelayedOperationPurgatory.builder("x").timer(t))}.
      */
     public DelayedFuturePurgatory(PurgatoryBuilder<? super DelayedFuture<?>> builder) {
-        super(builder.settings());
+        super(builder.settings);
     }
 
     /**
