@@ -191,9 +191,8 @@ final class EngineSettings {
      */
     private RuntimeCore ownRuntime() {
         if (timer != null) {
-            boolean manual = timer instanceof ManualTimer;
-            Clock c = clock != null ? clock : manual ? ((ManualTimer) timer).clock() : Clock.system();
-            return RuntimeCore.given(name, timer, c, reaperEnabled && !(manual && !reaperGiven));
+            Clock c = clock != null ? clock : timer instanceof ManualTimer manual ? manual.clock() : Clock.system();
+            return RuntimeCore.given(name, timer, c, reaperEnabled && (reaperGiven || !(timer instanceof ManualTimer)));
         }
         Clock c = clock != null ? clock : Clock.system();
         if (!timerEnabled) {
