@@ -147,37 +147,29 @@ final class EngineSettings {
     }
 
     private void checkConflicts() {
-        Set<String> conflicts = new LinkedHashSet<>(ownTimerSettings);
-        String with;
-        if (runtime != null) {
-            with = "runtime(...)";
-            if (timer != null) {
-                conflicts.add("timer(...)");
-            }
-            if (clock != null) {
-                conflicts.add("clock");
-            }
-            if (!timerEnabled) {
-                conflicts.add("timerEnabled(false)");
-            }
-            if (reaperGiven && !reaperEnabled) {
-                conflicts.add("reaperEnabled(false)");
-            }
-        } else if (timer != null) {
-            with = "timer(...)";
-            if (!timerEnabled) {
-                conflicts.add("timerEnabled(false)");
-            }
-            if (timer instanceof ManualTimer && reaperGiven && reaperEnabled) {
-                throw new IllegalArgumentException("a ManualTimer is advanced by its caller, so it takes no reaper:"
-                        + " drop reaperEnabled(true)");
-            }
-        } else if (!timerEnabled) {
-            with = "timerEnabled(false)";
-        } else {
+        boolean given = runtime != null || timer != null; // a timer that is not the purgatory's own
+        if (runtime == null && timer instanceof ManualTimer && reaperGiven && reaperEnabled) {
+            throw new IllegalArgumentException("a ManualTimer is advanced by its caller, so it takes no reaper:"
+                    + " drop reaperEnabled(true)");
+        }
+        if (!given && timerEnabled) {
             return; // its own timer: every setting applies
         }
+        Set<String> conflicts = new LinkedHashSet<>(ownTimerSettings);
+        if (runtime != null && timer != null) {
+            conflicts.add("timer(...)");
+        }
+        if (runtime != null && clock != null) {
+            conflicts.add("clock");
+        }
+        if (given && !timerEnabled) {
+            conflicts.add("timerEnabled(false)");
+        }
+        if (runtime != null && reaperGiven && !reaperEnabled) {
+            conflicts.add("reaperEnabled(false)");
+        }
         if (!conflicts.isEmpty()) {
+            String with = runtime != null ? "runtime(...)" : timer != null ? "timer(...)" : "timerEnabled(false)";
             throw new IllegalArgumentException(with + " cannot be combined with " + conflicts + ": they configure the"
                     + " purgatory's own timer" + (runtime != null ? "; configure the runtime's on"
                     + " PurgatoryRuntime.builder" : ""));
