@@ -3,9 +3,12 @@ package io.purgatory;
 import io.purgatory.internal.Engine;
 import io.purgatory.internal.KeyedEvents;
 import io.purgatory.internal.Operation;
+import io.purgatory.internal.OperationState;
+import io.purgatory.internal.PurgatoryCounters;
 import io.purgatory.internal.EngineConfig;
 import io.purgatory.internal.UserCode;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * The user's types as the engine calls them (UserCode's seams): an error handler, an observer, a metrics recorder, a
@@ -20,7 +23,6 @@ final class Bridges {
     private Bridges() {
     }
 
-    /** {@code handler} as the engine reports the failures of operations' callbacks to it. */
     /** {@code observer} as the engine starts and ends each wait with it; null if it is null. */
     static UserCode.Observer observer(WaitObserver observer) {
         if (observer == null) {
@@ -48,7 +50,7 @@ final class Bridges {
      * @throws IllegalStateException if bound already, or closed
      */
     static void bind(Engine engine, MetricsRecorderFactory factory, KeyedEvents<?> events) {
-        java.util.Objects.requireNonNull(factory, "factory");
+        Objects.requireNonNull(factory, "factory");
         engine.bindMetrics(() -> recorder(factory, new MetricsSource(engine, events)));
     }
 
@@ -84,12 +86,10 @@ final class Bridges {
 
     /** The counters' snapshot for {@code stats()}; each read O(1). */
     static PurgatoryStats stats(Engine engine) {
-        io.purgatory.internal.PurgatoryCounters c = engine.counters();
-        return new PurgatoryStats(engine.name(), engine.counters().pending(), engine.counters().entries(),
-                engine.counters().keys(),
-                c.completedWatched(), c.completedAtOnce(), c.settled(io.purgatory.internal.OperationState.EXPIRED),
-                c.settled(io.purgatory.internal.OperationState.CANCELLED), c.callbackErrorTotal(), c.rejectedCount(),
-                c.purgeCount(), engine.expirationsRefused());
+        PurgatoryCounters c = engine.counters();
+        return new PurgatoryStats(engine.name(), c.pending(), c.entries(), c.keys(), c.completedWatched(),
+                c.completedAtOnce(), c.settled(OperationState.EXPIRED), c.settled(OperationState.CANCELLED),
+                c.callbackErrorTotal(), c.rejectedCount(), c.purgeCount(), engine.expirationsRefused());
     }
 
     /** The recorder {@code factory} creates for the purgatory {@code source} reads, as the engine records to it. */

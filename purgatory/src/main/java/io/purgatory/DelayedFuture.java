@@ -30,18 +30,14 @@ public final class DelayedFuture<V> extends DelayedOperation {
 
     @Override
     protected boolean tryComplete() {
-        for (CompletableFuture<V> future : futures) {
-            if (!future.isDone()) {
-                return false;
-            }
-        }
-        return forceComplete();
+        return futures.stream().allMatch(CompletableFuture::isDone) && forceComplete();
     }
 
     /** Fails the futures still pending with a {@link TimeoutException}, then runs the callback. */
     @Override
     protected void onComplete() {
-        failPending(new TimeoutException("Request has been timed out after " + delayMs() + " ms"));
+        TimeoutException timedOut = new TimeoutException("Request has been timed out after " + delayMs() + " ms");
+        futures.forEach(future -> future.completeExceptionally(timedOut)); // a done future stays as it is
         responseCallback.run();
     }
 
@@ -53,17 +49,7 @@ public final class DelayedFuture<V> extends DelayedOperation {
     /** Cancels the futures still pending, then runs the callback. */
     @Override
     protected void onCancel() {
-        for (CompletableFuture<V> future : futures) {
-            future.cancel(false);
-        }
+        futures.forEach(future -> future.cancel(false));
         responseCallback.run();
-    }
-
-    private void failPending(Throwable error) {
-        for (CompletableFuture<V> future : futures) {
-            if (!future.isDone()) {
-                future.completeExceptionally(error);
-            }
-        }
     }
 }

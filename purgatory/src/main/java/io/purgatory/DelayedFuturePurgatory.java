@@ -2,7 +2,6 @@ package io.purgatory;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 
-import io.purgatory.internal.Engine;
 import io.purgatory.internal.Visit;
 import io.purgatory.timer.DaemonThreads;
 import io.purgatory.timer.Timer;
@@ -34,9 +33,8 @@ import java.util.concurrent.Executors;
  * Thread-safe; {@link #close()}, or the close of the runtime it was built on, settles the pending
  * operations by the close policy and stops the completion thread.
  */
-public final class DelayedFuturePurgatory implements Purgatory {
+public final class DelayedFuturePurgatory extends EngineFacade {
 
-    private final Engine engine;
     @GuardedBy("this")
     private ExecutorService executor;
     @GuardedBy("this")
@@ -52,9 +50,7 @@ public final class DelayedFuturePurgatory implements Purgatory {
      * type witness: {@code new DelayedFuturePurgatory(DelayedOperationPurgatory.builder("x").timer(t))}.
      */
     public DelayedFuturePurgatory(PurgatoryBuilder<? super DelayedFuture<?>> builder) {
-        EngineSettings settings = builder.settings();
-        this.engine = new Engine(settings.config(), this::stopExecutor);
-        Bridges.bindAtBuild(engine, settings.metrics, null);
+        super(builder.settings);
     }
 
     /**
@@ -88,52 +84,6 @@ public final class DelayedFuturePurgatory implements Purgatory {
         return engine.counters().pending();
     }
 
-    @Override
-    public String name() {
-        return engine.name();
-    }
-
-    @Override
-    public List<PendingOperation> listPending(int limit, PendingOrder order, KeyRenderer keys) {
-        return OperatorViews.listPending(engine, limit, order, keys);
-    }
-
-    @Override
-    public List<TenantUsage> topTenants(int limit, KeyRenderer tenants) {
-        return OperatorViews.topTenants(engine, limit, tenants);
-    }
-
-    @Override
-    public PurgatoryStats stats() {
-        return Bridges.stats(engine);
-    }
-
-    @Override
-    public boolean isClosed() {
-        return engine.isClosed();
-    }
-
-    @Override
-    public void bindMetrics(MetricsRecorderFactory factory) {
-        Bridges.bind(engine, factory, null);
-    }
-
-    @Override
-    public boolean hasMetrics() {
-        return engine.hasMetrics();
-    }
-
-    /** Settles the pending operations by the close policy and stops the completion thread. Idempotent. */
-    @Override
-    public void close() {
-        engine.close();
-    }
-
-    @Override
-    public String toString() {
-        return "DelayedFuturePurgatory[" + engine.name() + ", pending=" + engine.counters().pending() + "]";
-    }
-
     /** True once the completion thread has been started (tests). */
     synchronized boolean executorStarted() {
         return executor != null;
@@ -144,13 +94,9 @@ public final class DelayedFuturePurgatory implements Purgatory {
         return executor != null && executor.isShutdown();
     }
 
-    /** The engine under this facade (tests). */
-    Engine engine() {
-        return engine;
-    }
-
     /** The engine's close, after its sweep: nothing is left to wait for. */
-    private synchronized void stopExecutor() {
+    @Override
+    synchronized void engineClosed() {
         closed = true;
         if (executor != null) {
             executor.shutdown();

@@ -1,6 +1,5 @@
 package io.purgatory;
 
-import io.purgatory.internal.Engine;
 import io.purgatory.internal.Visit;
 import io.purgatory.internal.WatchKeys;
 import java.util.Collection;
@@ -42,9 +41,7 @@ import java.util.Objects;
  * operation. No wake-up is lost: an operation watched on a key before, or while, a
  * {@code checkAndComplete} of that key runs is tried after the caller's state change.
  */
-public final class DelayedOperationPurgatory<T extends DelayedOperation> implements Purgatory {
-
-    private final Engine engine;
+public final class DelayedOperationPurgatory<T extends DelayedOperation> extends EngineFacade {
 
     /**
      * A purgatory with the defaults: its own timer ({@link io.purgatory.timer.TimerSettings#DEFAULT}),
@@ -55,8 +52,7 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     }
 
     DelayedOperationPurgatory(EngineSettings settings) {
-        this.engine = new Engine(settings.config(), DelayedOperationPurgatory::nothingElse);
-        Bridges.bindAtBuild(engine, settings.metrics, null);
+        super(settings);
     }
 
     /**
@@ -187,85 +183,5 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> impleme
     /** The number of keys with at least one pending operation. O(1). */
     public int watchedKeys() {
         return engine.counters().keys();
-    }
-
-    @Override
-    public List<PendingOperation> listPending(int limit, PendingOrder order, KeyRenderer keys) {
-        return OperatorViews.listPending(engine, limit, order, keys);
-    }
-
-    @Override
-    public List<TenantUsage> topTenants(int limit, KeyRenderer tenants) {
-        return OperatorViews.topTenants(engine, limit, tenants);
-    }
-
-    /** A snapshot of this purgatory's counters. O(1). */
-    @Override
-    public PurgatoryStats stats() {
-        return Bridges.stats(engine);
-    }
-
-    /**
-     * Binds this purgatory's metrics with {@code factory} (as the builder's {@code metrics} would
-     * have): it registers what it publishes and returns the recorder of durations, which then
-     * times every operation watched from now on. For a purgatory built elsewhere, such as a bean
-     * a framework binds after it is built.
-     *
-     * @throws NullPointerException if {@code factory} is null
-     * @throws IllegalStateException if metrics are already bound, or the purgatory is closed
-     */
-    @Override
-    public void bindMetrics(MetricsRecorderFactory factory) {
-        Bridges.bind(engine, factory, null);
-    }
-
-    /** Whether metrics are bound (and not yet closed). */
-    @Override
-    public boolean hasMetrics() {
-        return engine.hasMetrics();
-    }
-
-    /** The name given to the builder: it names the threads, the log lines and the meters' tag. */
-    @Override
-    public String name() {
-        return engine.name();
-    }
-
-    /** Whether {@link #close()} has been called, here or by the runtime the purgatory was built on. */
-    @Override
-    public boolean isClosed() {
-        return engine.isClosed();
-    }
-
-    /**
-     * Closes the purgatory: stops its reaper at once, settles every pending operation by the
-     * close policy (default: expires them, on this thread; an operation whose try is running on
-     * another thread is answered there, as soon as its try returns), closes the timer if it is the
-     * purgatory's own, and removes the meters. It returns once the callbacks of what it settled,
-     * and of expiries already running on other threads, have run (waiting at most 10 seconds for
-     * those on other threads). Called from a callback, or from any code the library called, it
-     * waits for nothing on other threads, which may be waiting for it: it settles what it can and
-     * returns, and the callbacks of what it settled run before it returns. On a
-     * shared {@link PurgatoryRuntime} it leaves the runtime's timer and threads running for the
-     * other purgatories, and only leaves the runtime. Idempotent. Afterwards
-     * {@code tryCompleteElseWatch} throws {@link IllegalStateException}.
-     */
-    @Override
-    public void close() {
-        engine.close();
-    }
-
-    @Override
-    public String toString() {
-        return "DelayedOperationPurgatory[" + engine.name() + ", pending=" + engine.counters().pending() + "]";
-    }
-
-    /** The engine under this facade (tests). */
-    Engine engine() {
-        return engine;
-    }
-
-    private static void nothingElse() {
-        // the engine holds everything this facade has
     }
 }

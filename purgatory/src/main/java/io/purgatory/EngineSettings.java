@@ -24,11 +24,8 @@ import java.util.function.BiFunction;
  */
 final class EngineSettings {
 
-    static final int DEFAULT_SHARDS = 512;
-    static final int MAX_SHARDS = 1 << 16;
-
     final String name;
-    private int shards = DEFAULT_SHARDS;
+    private int shards = PurgatoryBuilder.DEFAULT_SHARDS;
     private boolean reaperEnabled = true;
     /** Whether reaperEnabled was given: a ManualTimer turns the reaper off unless it was asked for. */
     private boolean reaperGiven;
@@ -71,8 +68,9 @@ final class EngineSettings {
     }
 
     void shards(int shards) {
-        if (shards < 1 || shards > MAX_SHARDS || Integer.bitCount(shards) != 1) {
-            throw new IllegalArgumentException("shards must be a power of two from 1 to " + MAX_SHARDS + ": " + shards);
+        if (shards < 1 || shards > PurgatoryBuilder.MAX_SHARDS || Integer.bitCount(shards) != 1) {
+            throw new IllegalArgumentException("shards must be a power of two from 1 to " + PurgatoryBuilder.MAX_SHARDS
+                    + ": " + shards);
         }
         this.shards = shards;
     }
@@ -149,37 +147,29 @@ final class EngineSettings {
     }
 
     private void checkConflicts() {
-        Set<String> conflicts = new LinkedHashSet<>(ownTimerSettings);
-        String with;
-        if (runtime != null) {
-            with = "runtime(...)";
-            if (timer != null) {
-                conflicts.add("timer(...)");
-            }
-            if (clock != null) {
-                conflicts.add("clock");
-            }
-            if (!timerEnabled) {
-                conflicts.add("timerEnabled(false)");
-            }
-            if (reaperGiven && !reaperEnabled) {
-                conflicts.add("reaperEnabled(false)");
-            }
-        } else if (timer != null) {
-            with = "timer(...)";
-            if (!timerEnabled) {
-                conflicts.add("timerEnabled(false)");
-            }
-            if (timer instanceof ManualTimer && reaperGiven && reaperEnabled) {
-                throw new IllegalArgumentException("a ManualTimer is advanced by its caller, so it takes no reaper:"
-                        + " drop reaperEnabled(true)");
-            }
-        } else if (!timerEnabled) {
-            with = "timerEnabled(false)";
-        } else {
+        boolean given = runtime != null || timer != null; // a timer that is not the purgatory's own
+        if (runtime == null && timer instanceof ManualTimer && reaperGiven && reaperEnabled) {
+            throw new IllegalArgumentException("a ManualTimer is advanced by its caller, so it takes no reaper:"
+                    + " drop reaperEnabled(true)");
+        }
+        if (!given && timerEnabled) {
             return; // its own timer: every setting applies
         }
+        Set<String> conflicts = new LinkedHashSet<>(ownTimerSettings);
+        if (runtime != null && timer != null) {
+            conflicts.add("timer(...)");
+        }
+        if (runtime != null && clock != null) {
+            conflicts.add("clock");
+        }
+        if (given && !timerEnabled) {
+            conflicts.add("timerEnabled(false)");
+        }
+        if (runtime != null && reaperGiven && !reaperEnabled) {
+            conflicts.add("reaperEnabled(false)");
+        }
         if (!conflicts.isEmpty()) {
+            String with = runtime != null ? "runtime(...)" : timer != null ? "timer(...)" : "timerEnabled(false)";
             throw new IllegalArgumentException(with + " cannot be combined with " + conflicts + ": they configure the"
                     + " purgatory's own timer" + (runtime != null ? "; configure the runtime's on"
                     + " PurgatoryRuntime.builder" : ""));
@@ -193,9 +183,8 @@ final class EngineSettings {
      */
     private RuntimeCore ownRuntime() {
         if (timer != null) {
-            boolean manual = timer instanceof ManualTimer;
-            Clock c = clock != null ? clock : manual ? ((ManualTimer) timer).clock() : Clock.system();
-            return RuntimeCore.given(name, timer, c, reaperEnabled && !(manual && !reaperGiven));
+            Clock c = clock != null ? clock : timer instanceof ManualTimer manual ? manual.clock() : Clock.system();
+            return RuntimeCore.given(name, timer, c, reaperEnabled && (reaperGiven || !(timer instanceof ManualTimer)));
         }
         Clock c = clock != null ? clock : Clock.system();
         if (!timerEnabled) {

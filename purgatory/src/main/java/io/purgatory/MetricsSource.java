@@ -4,7 +4,6 @@ import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.internal.Engine;
 import io.purgatory.internal.KeyedEvents;
 import io.purgatory.internal.OperationState;
-import io.purgatory.internal.PurgatoryCounters;
 
 /**
  * The live readings of one purgatory (or of one {@link KeyedWaits}), for a
@@ -15,13 +14,11 @@ import io.purgatory.internal.PurgatoryCounters;
 public final class MetricsSource {
 
     private final Engine engine;
-    private final PurgatoryCounters counters;
     /** The events of keyed waits, or null. */
     private final KeyedEvents<?> events;
 
     MetricsSource(Engine engine, KeyedEvents<?> events) {
         this.engine = engine;
-        this.counters = engine.counters();
         this.events = events;
     }
 
@@ -32,22 +29,22 @@ public final class MetricsSource {
 
     /** Operations watched and not yet settled (a gauge). */
     public long pending() {
-        return counters.pending();
+        return engine.counters().pending();
     }
 
     /** Watch entries: a pending operation counts once per key (a gauge). */
     public long watched() {
-        return counters.entries();
+        return engine.counters().entries();
     }
 
     /** Keys with at least one pending operation (a gauge). */
     public long keys() {
-        return counters.keys();
+        return engine.counters().keys();
     }
 
     /** Operations completed after they were watched. */
     public long completed() {
-        return counters.completedWatched();
+        return engine.counters().completedWatched();
     }
 
     /**
@@ -56,27 +53,27 @@ public final class MetricsSource {
      * every completion.
      */
     public long completedAtOnce() {
-        return counters.completedAtOnce();
+        return engine.counters().completedAtOnce();
     }
 
     /** Operations expired. */
     public long expired() {
-        return counters.settled(OperationState.EXPIRED);
+        return engine.counters().settled(OperationState.EXPIRED);
     }
 
     /** Operations cancelled. */
     public long cancelled() {
-        return counters.settled(OperationState.CANCELLED);
+        return engine.counters().settled(OperationState.CANCELLED);
     }
 
     /** Calls of {@code callback} that threw. */
     public long callbackErrors(Callback callback) {
-        return counters.callbackErrors(callback.ordinal());
+        return engine.counters().callbackErrors(callback.ordinal());
     }
 
     /** Submissions refused because the purgatory, or their tenant's share of it, was full. */
     public long rejected() {
-        return counters.rejectedCount();
+        return engine.counters().rejectedCount();
     }
 
     /** Whether operations have tenants ({@code tenants(...)} on the builder): the two reads below are then live. */
@@ -86,7 +83,7 @@ public final class MetricsSource {
 
     /** Submissions refused at their tenant's bound (among {@link #rejected()}). */
     public long rejectedForTenant() {
-        return counters.rejectedForTenantCount();
+        return engine.counters().rejectedForTenantCount();
     }
 
     /** Tenants with pending operations. */
@@ -96,7 +93,7 @@ public final class MetricsSource {
 
     /** Purges of watch lists run by the reaper. */
     public long purges() {
-        return counters.purgeCount();
+        return engine.counters().purgeCount();
     }
 
     /** Expirations the expiration executor refused; they ran on the timer's thread (see {@link PurgatoryStats}). */

@@ -33,16 +33,15 @@ final class OperatorViews {
         List<PendingList.Pending> pending = PendingList.of(engine, limit, order == PendingOrder.SOONEST_DUE_FIRST);
         List<PendingOperation> out = new ArrayList<>(pending.size());
         for (PendingList.Pending p : pending) {
-            List<String> shown = new ArrayList<>(p.keys().size());
-            for (Object key : p.keys()) {
-                shown.add(UserCode.render(keys::render, key, engine.name()));
-            }
+            List<String> shown = p.keys().stream().map(k -> UserCode.render(keys::render, k, engine.name())).toList();
             long ageMs = TimeUnit.NANOSECONDS.toMillis(p.ageNanos());
             long delayMs = p.op().delayMs();
             long timeLeftMs = !engine.isTimed() || delayMs >= Timer.MAX_DELAY_MS ? -1 : Math.max(0L, delayMs - ageMs);
             Object tenant = Admission.tenantOf(p.op());
-            out.add(new PendingOperation(kind(p.op().getClass()), List.copyOf(shown), ageMs, timeLeftMs, p.position(),
-                    p.tried(), tenant == null ? null : UserCode.render(keys::render, tenant, engine.name())));
+            String kind = p.op().getClass().getSimpleName(); // an anonymous class has none: its full name then
+            out.add(new PendingOperation(kind.isEmpty() ? p.op().getClass().getName() : kind, shown, ageMs,
+                    timeLeftMs, p.position(), p.tried(),
+                    tenant == null ? null : UserCode.render(keys::render, tenant, engine.name())));
         }
         return out;
     }
@@ -63,11 +62,5 @@ final class OperatorViews {
         if (limit < 0) {
             throw new IllegalArgumentException("limit must be >= 0: " + limit);
         }
-    }
-
-    /** A class's simple name; its full name if it has none (an anonymous class). */
-    private static String kind(Class<?> type) {
-        String simple = type.getSimpleName();
-        return simple.isEmpty() ? type.getName() : simple;
     }
 }

@@ -28,12 +28,13 @@ import java.util.function.Function;
 public final class PurgatoryBuilder<T extends DelayedOperation> {
 
     /** The default number of shards of a purgatory's key space, as Kafka's. */
-    public static final int DEFAULT_SHARDS = EngineSettings.DEFAULT_SHARDS;
+    public static final int DEFAULT_SHARDS = 512;
 
     /** The most shards a purgatory's key space may have. */
-    public static final int MAX_SHARDS = EngineSettings.MAX_SHARDS;
+    public static final int MAX_SHARDS = 1 << 16;
 
-    private final EngineSettings settings;
+    /** The settings collected; a {@link DelayedFuturePurgatory} is built from them too. */
+    final EngineSettings settings;
 
     PurgatoryBuilder(String name) {
         this.settings = new EngineSettings(name);
@@ -197,10 +198,5 @@ public final class PurgatoryBuilder<T extends DelayedOperation> {
      */
     public <U extends T> DelayedOperationPurgatory<U> build() {
         return new DelayedOperationPurgatory<>(settings);
-    }
-
-    /** The settings collected (for the facades built from a builder, as {@link DelayedFuturePurgatory}). */
-    EngineSettings settings() {
-        return settings;
     }
 }
