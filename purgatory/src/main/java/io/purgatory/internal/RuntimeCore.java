@@ -194,7 +194,10 @@ public final class RuntimeCore {
         }
     }
 
-    /** Closes {@code list}'s members, going on past a failure, then stops the driver (P3); one bound from {@code start}. */
+    /**
+     * Closes {@code list}'s members, going on past a failure, then stops the driver (P3); one bound
+     * from {@code start}.
+     */
     private void closeAll(List<Member> list, long start) {
         for (Member member : list) {
             try {
