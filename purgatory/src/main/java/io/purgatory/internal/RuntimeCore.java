@@ -68,8 +68,12 @@ public final class RuntimeCore {
     private final List<Member> members = new CopyOnWriteArrayList<>();
     private final Object lock = new Object();
     private final CloseOnce once;
-    /** The members a first close that could not wait closed, until a later close waited for them (P3). */
-    private volatile List<Member> unwaited = List.of();
+    /**
+     * The members a first close that could not wait closed, until a later close waited for them and
+     * joined the driver (P3); null when there is nothing to wait for. Empty, not null, when that
+     * first close found no member: the driver, which it did not join, may still run a callback.
+     */
+    private volatile List<Member> unwaited;
     /** Written under `lock` (P2); read without it. */
     private volatile TimerDriver driver;
 
@@ -169,9 +173,9 @@ public final class RuntimeCore {
     /** A later close that may wait: waits as the first would have, for the members it closed (P3). */
     private void awaitUnwaited() {
         List<Member> closedFirst = unwaited;
-        if (!closedFirst.isEmpty()) {
-            closeAll(closedFirst, CloseOnce.startNanos()); // each waits as its first would have (Closing N5)
-            unwaited = List.of();
+        if (closedFirst != null) { // each waits as its first would have (Closing N5), then the driver's join
+            closeAll(closedFirst, CloseOnce.startNanos());
+            unwaited = null;
         }
     }
 
