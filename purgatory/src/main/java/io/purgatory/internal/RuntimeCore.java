@@ -41,7 +41,9 @@ public final class RuntimeCore {
      *      policy, going on past a failure; it follows CloseOnce, so a close from a callback
      *      neither waits for another close nor joins the driver it may be running on; a later
      *      close that may wait then waits as the first would have: it closes those members again
-     *      (each waits as Closing N5 says) and joins the driver.
+     *      (each waits as Closing N5 says) and joins the driver, members or none. A first close cut
+     *      short (a member's close threw, or a StackOverflowError from the caller's deep stack) is
+     *      finished by the next close, on any thread, as Closing N5 does: `whole` is set last.
      */
 
     static final int DEFAULT_EXPIRATION_THREADS = 2;
