@@ -207,4 +207,57 @@ class TenantSlotsAtEveryEndTest {
             runtime.close();
         }
     }
+
+    @Test
+    void submission_whoseObserverClosesThePurgatoryOrCancelsTheWait_freesItsTenantsSlotOnce() {
+        AtomicInteger ends = new AtomicInteger();
+        DelayedOperationPurgatory<?>[] purgatory = new DelayedOperationPurgatory<?>[1];
+        List<Op> cancelOnStart = new ArrayList<>();
+        WaitObserver observer = new WaitObserver() {
+            @Override
+            public Object started(WaitStart start) {
+                for (Object key : start.keys()) {
+                    if (key instanceof FailingKey failing) {
+                        failing.failing = true;
+                    }
+                }
+                if (start.keys().contains("close-now")) {
+                    purgatory[0].close(); // from user code under the submission's claim
+                }
+                cancelOnStart.forEach(Op::cancel);
+                return new Object();
+            }
+
+            @Override
+            public void ended(Object handle, WaitOutcome outcome, Throwable failure) {
+                ends.incrementAndGet();
+            }
+        };
+        DelayedOperationPurgatory<Op> p = DelayedOperationPurgatory.<Op>builder("observer-settles")
+                .timer(new ManualTimer()).tenants(op -> op.tenant, 1).observer(observer).build();
+        purgatory[0] = p;
+        try (LogCapture log = new LogCapture("io.purgatory")) {
+            Op cancelled = new Op("t", 5_000);
+            cancelOnStart.add(cancelled);
+            assertThat(p.tryCompleteElseWatch(cancelled, List.of("k", new FailingKey())))
+                    .as("a cancel landed under the submission's claim, before its watch: it stands").isFalse();
+            cancelOnStart.clear();
+            assertThat(cancelled.outcome()).isEqualTo(Outcome.CANCELLED);
+            assertThat(p.topTenants(5)).as("the cancel freed the slot once").isEmpty();
+
+            Op pending = new Op("t", 5_000);
+            p.tryCompleteElseWatch(pending, List.of("k"));
+            assertThatThrownBy(() -> p.tryCompleteElseWatch(new Op("t", 5_000), List.of("k")))
+                    .isInstanceOf(TenantFullException.class);
+            pending.cancel();
+
+            Op closedBySubmission = new Op("t", 5_000);
+            assertThat(p.tryCompleteElseWatch(closedBySubmission, List.of("close-now"))).isFalse();
+            assertThat(closedBySubmission.isCompleted()).isTrue();
+            assertThat(p.topTenants(5)).as("the close's settle freed the slot").isEmpty();
+            assertThat(p.engine().admission().tenantCount()).isZero();
+            assertThat(ends.get()).isEqualTo(3);
+            assertThat(log.events()).isEmpty();
+        }
+    }
 }
