@@ -41,7 +41,9 @@ public final class RuntimeCore {
      *      policy, going on past a failure; it follows CloseOnce, so a close from a callback
      *      neither waits for another close nor joins the driver it may be running on; a later
      *      close that may wait then waits as the first would have: it closes those members again
-     *      (each waits as Closing N5 says) and joins the driver.
+     *      (each waits as Closing N5 says) and joins the driver, members or none. A first close cut
+     *      short (a member's close threw, or a StackOverflowError from the caller's deep stack) is
+     *      finished by the next close, on any thread, as Closing N5 does: `whole` is set last.
      */
 
     static final int DEFAULT_EXPIRATION_THREADS = 2;
@@ -68,8 +70,14 @@ public final class RuntimeCore {
     private final List<Member> members = new CopyOnWriteArrayList<>();
     private final Object lock = new Object();
     private final CloseOnce once;
-    /** The members a first close that could not wait closed, until a later close waited for them (P3). */
-    private volatile List<Member> unwaited = List.of();
+    /** The members the first close found, which a later close closes again (P3); null until it read them. */
+    private volatile List<Member> found;
+    /** Set once the first close's thread left it, done or cut short (a StackOverflowError). */
+    private volatile boolean firstEnded;
+    /** Set once a close did all the work: every member's close returned, the timer closed (P3). */
+    private volatile boolean whole;
+    /** Set once a close that may wait did all the work: it waited for its members and joined the driver (P3). */
+    private volatile boolean waited;
     /** Written under `lock` (P2); read without it. */
     private volatile TimerDriver driver;
 
@@ -156,50 +164,62 @@ public final class RuntimeCore {
         synchronized (lock) {
             first = once.mark(); // (P1): nothing registers from here on
         }
-        if (!first) {
-            once.awaitFirst();
-            if (CloseOnce.mayWait()) {
-                CloseOnce.bounded(this::awaitUnwaited);
-            }
+        if (first) {
+            CloseOnce.bounded(this::closeFirst);
             return;
         }
-        CloseOnce.bounded(this::closeFirst);
-    }
-
-    /** A later close that may wait: waits as the first would have, for the members it closed (P3). */
-    private void awaitUnwaited() {
-        List<Member> closedFirst = unwaited;
-        if (!closedFirst.isEmpty()) {
-            closeAll(closedFirst, CloseOnce.startNanos()); // each waits as its first would have (Closing N5)
-            unwaited = List.of();
+        once.awaitFirst();
+        if ((!whole && firstEnded) || (!waited && CloseOnce.mayWait())) {
+            CloseOnce.bounded(this::closeWhole); // the first stopped part way, or could not wait (P3)
         }
     }
 
     /** The first close's work: its members' closes and the driver's stop share one bound (CloseOnce). */
     private void closeFirst() {
-        long start = CloseOnce.startNanos();
         try {
-            if (!CloseOnce.mayWait()) {
-                unwaited = List.copyOf(members); // a later close waits for them (P3)
-            }
-            closeAll(members, start);
-            if (ownsTimer) {
-                timer.close();
-            }
-            if (ownedExecutor != null) {
-                ownedExecutor.shutdown();
-            }
+            found = List.copyOf(members); // a later close closes them again if this one cannot finish (P3)
+            closeWhole();
         } finally {
+            firstEnded = true;
             once.done();
         }
     }
 
-    /** Closes {@code list}'s members, going on past a failure, then stops the driver (P3), all by one bound. */
-    private void closeAll(List<Member> list, long start) {
+    /**
+     * Closes the members the first close found (each waits as its first would have, Closing N5),
+     * stops the driver, closes the own timer and shuts the executor down: the first close's work,
+     * or a later one's that finishes what the first could not (P3). Idempotent.
+     */
+    private void closeWhole() {
+        long start = CloseOnce.startNanos();
+        List<Member> list = found;
+        boolean allClosed = closeAll(list != null ? list : List.copyOf(members), start);
+        if (ownsTimer) {
+            timer.close();
+        }
+        if (ownedExecutor != null) {
+            ownedExecutor.shutdown();
+        }
+        if (allClosed) { // last: a close cut short before leaves them unset, and the next does the work
+            waited = waited || CloseOnce.mayWait();
+            whole = true;
+            if (waited) {
+                found = List.of(); // no close needs them again: a closed runtime holds no engine
+            }
+        }
+    }
+
+    /**
+     * Closes {@code list}'s members, going on past a failure, then stops the driver (P3); one bound
+     * from {@code start}. Returns false if a member's close threw (it may have stopped part way).
+     */
+    private boolean closeAll(List<Member> list, long start) {
+        boolean allClosed = true;
         for (Member member : list) {
             try {
                 member.close();
             } catch (RuntimeException | Error failure) {
+                allClosed = false;
                 LOG.error("Runtime '{}': closing purgatory '{}' failed; the others still close", name, member.name(),
                         failure);
             }
@@ -208,6 +228,7 @@ public final class RuntimeCore {
         if (started != null) {
             started.close(CloseOnce.mayWait() ? TimeUnit.NANOSECONDS.toMillis(CloseOnce.leftNanos(start)) : 0L);
         }
+        return allClosed;
     }
 
     /**
