@@ -339,7 +339,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
         /** The distinct keys of a wait on several, or null. */
         private final Object[] keys;
         private Predicate<? super V> until;
-        private Object fallback = KeyedWait.noFallback();
+        private Object fallback = KeyedWait.NONE;
         private long atLeast = KeyedWait.NO_POSITION;
 
         Await(KeyedWaits<K, V> waits, Object key, Object[] keys) {
