@@ -52,7 +52,8 @@ final class KeyedWait<V> extends DelayedOperation {
     /** The position of an event that carries none: it answers no positioned wait. */
     static final long NO_POSITION = Long.MIN_VALUE;
 
-    private static final Object NONE = new Object();
+    /** No answer yet; as a fallback, none. */
+    static final Object NONE = new Object();
     /** The answer of a wait cancelled without one (V3). */
     private static final Object SEALED = new Object();
     private static final VarHandle ANSWER;
@@ -97,10 +98,6 @@ final class KeyedWait<V> extends DelayedOperation {
         this.atLeast = atLeast;
     }
 
-    static Object noFallback() {
-        return NONE;
-    }
-
     /** The future, once the submission returned: completed already if the wait was answered then (V3). */
     WaitFuture<V> answeredFuture() {
         if (isCompleted()) {
@@ -138,7 +135,8 @@ final class KeyedWait<V> extends DelayedOperation {
      * that is now the future's answer.
      */
     boolean completeFromFuture(V value, Throwable error) {
-        boolean taken = !isCompleted() && ANSWER.compareAndSet(this, NONE, new Outside(value, error));
+        boolean taken = !isCompleted()
+                && ANSWER.compareAndSet(this, NONE, new Outside(error == null ? value : new Failure(error)));
         if (taken) {
             cancel();
         }
@@ -154,14 +152,8 @@ final class KeyedWait<V> extends DelayedOperation {
     /** The submission's tries: an early event retained for one of the keys answers the wait at once. */
     @Override
     protected boolean tryComplete() {
-        if (retention == null) {
-            return false;
-        }
-        if (keys == null) {
-            return offerRetained(key);
-        }
-        for (Object k : keys) {
-            if (offerRetained(k)) {
+        for (int i = 0, n = retention == null ? 0 : keys == null ? 1 : keys.length; i < n; i++) {
+            if (offerRetained(keys == null ? key : keys[i])) {
                 return true;
             }
         }
@@ -188,8 +180,8 @@ final class KeyedWait<V> extends DelayedOperation {
     @Override
     protected void onComplete() {
         try {
-            if (outcome() == Outcome.EXPIRED) {
-                rememberEnd(); // (V4)
+            if (outcome() != Outcome.COMPLETED) {
+                rememberEnd(); // expired, or cancelled (V4)
             }
         } finally {
             answerFuture();
@@ -203,11 +195,7 @@ final class KeyedWait<V> extends DelayedOperation {
 
     @Override
     protected void onCancel() {
-        try {
-            rememberEnd(); // (V4)
-        } finally {
-            answerFuture();
-        }
+        onComplete();
     }
 
     /** The wait timed out or was cancelled: its keys remember the end, unless its waits' close ended it (V4, O9). */
@@ -215,14 +203,10 @@ final class KeyedWait<V> extends DelayedOperation {
         if (ends == null || OperationState.wasSettledByClose(this)) {
             return;
         }
-        if (keys == null) {
-            ends.ended(key);
-            return;
-        }
         RuntimeException failed = null; // a key that throws fails this callback, not its other keys' ends
-        for (Object k : keys) {
+        for (int i = 0, n = keys == null ? 1 : keys.length; i < n; i++) {
             try {
-                ends.ended(k);
+                ends.ended(keys == null ? key : keys[i]);
             } catch (RuntimeException keyFailure) {
                 failed = failed == null ? keyFailure : failed;
             }
@@ -242,31 +226,13 @@ final class KeyedWait<V> extends DelayedOperation {
     private void answerFuture() {
         Outcome outcome = outcome();
         if (outcome == Outcome.EXPIRED) {
-            if (fallback != NONE) {
-                @SuppressWarnings("unchecked") // the fallback was given as a V
-                V value = (V) fallback;
-                future.settle(value, null);
-            } else {
-                future.settle(null, timedOut());
-            }
+            future.settle(fallback != NONE ? fallback : new Failure(timedOut()));
         } else if (outcome == Outcome.CANCELLED) {
             ANSWER.compareAndSet(this, NONE, SEALED);
-            if (answer instanceof Outside outside) {
-                @SuppressWarnings("unchecked") // completeFromFuture took a V
-                V value = (V) outside.value;
-                future.settle(value, outside.error);
-            } else {
-                future.settle(null, new CancellationException("wait cancelled"));
-            }
+            future.settle(answer instanceof Outside o ? o.answer
+                    : new Failure(new CancellationException("wait cancelled")));
         } else if (outcome == Outcome.COMPLETED) {
-            Object a = answer;
-            if (a instanceof Failure failure) {
-                future.settle(null, failure.error);
-            } else {
-                @SuppressWarnings("unchecked") // a completed wait's answer is a Failure or the V its offer took
-                V value = (V) a;
-                future.settle(value, null);
-            }
+            future.settle(answer);
         }
     }
 
@@ -290,8 +256,8 @@ final class KeyedWait<V> extends DelayedOperation {
     private record Failure(Throwable error) {
     }
 
-    /** The answer given to the wait's future from outside: a value, or an error if not null (V3). */
-    private record Outside(Object value, Throwable error) {
+    /** The answer given to the wait's future from outside: a value, or a Failure (V3). */
+    private record Outside(Object answer) {
     }
 
     /**
@@ -309,14 +275,16 @@ final class KeyedWait<V> extends DelayedOperation {
             this.wait = wait;
         }
 
-        /** Completes the future with the wait's answer (V3), unless it is done. */
-        void settle(V value, Throwable error) {
-            if (error == null) {
+        /** Completes the future with the wait's answer (V3): a V or a Failure; nothing if it is done. */
+        void settle(Object answer) {
+            if (!(answer instanceof Failure f)) {
+                @SuppressWarnings("unchecked") // an answer that is not a Failure is a V: offered, a fallback or outside
+                V value = (V) answer;
                 super.complete(value);
-            } else if (error instanceof CancellationException) {
+            } else if (f.error instanceof CancellationException) {
                 super.cancel(false);
             } else {
-                super.completeExceptionally(error);
+                super.completeExceptionally(f.error);
             }
         }
 
@@ -351,11 +319,6 @@ final class KeyedWait<V> extends DelayedOperation {
                 complete(value);
             });
             return this;
-        }
-
-        @Override
-        public CompletableFuture<V> completeAsync(Supplier<? extends V> supplier) {
-            return completeAsync(supplier, defaultExecutor());
         }
 
         @Override

@@ -147,11 +147,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
      * answered. After {@link #close()}, does nothing and returns 0.
      */
     public int complete(K key, V value) {
-        Objects.requireNonNull(key, "key");
-        if (engine.isClosed()) {
-            return 0;
-        }
-        return events.handOver(engine, key, value, KeyedWait.NO_POSITION, offer);
+        return handOver(key, value, KeyedWait.NO_POSITION, offer);
     }
 
     /**
@@ -167,10 +163,12 @@ public final class KeyedWaits<K, V> implements Purgatory {
         if (position == KeyedWait.NO_POSITION) {
             throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
         }
-        if (engine.isClosed()) {
-            return 0;
-        }
-        return events.handOver(engine, key, value, position, (op, v) -> offer(op, v, position));
+        return handOver(key, value, position, (op, v) -> offer(op, v, position));
+    }
+
+    private int handOver(K key, V value, long position, Visitor visitor) {
+        Objects.requireNonNull(key, "key");
+        return engine.isClosed() ? 0 : events.handOver(engine, key, value, position, visitor);
     }
 
     /**
@@ -339,7 +337,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
         /** The distinct keys of a wait on several, or null. */
         private final Object[] keys;
         private Predicate<? super V> until;
-        private Object fallback = KeyedWait.noFallback();
+        private Object fallback = KeyedWait.NONE;
         private long atLeast = KeyedWait.NO_POSITION;
 
         Await(KeyedWaits<K, V> waits, Object key, Object[] keys) {

@@ -36,14 +36,7 @@ public final class KeyedWaitsBuilder {
      * @throws IllegalArgumentException if {@code window} is not positive or {@code maxEntries} is below 1
      */
     public KeyedWaitsBuilder retainEvents(Duration window, int maxEntries) {
-        long windowMs = Timer.toMs(Objects.requireNonNull(window, "window"));
-        if (windowMs <= 0) {
-            throw new IllegalArgumentException("window must be positive: " + window);
-        }
-        if (maxEntries < 1) {
-            throw new IllegalArgumentException("maxEntries must be >= 1: " + maxEntries);
-        }
-        this.retainWindowMs = windowMs;
+        this.retainWindowMs = windowMs(window, maxEntries, "maxEntries");
         this.retainMaxEntries = maxEntries;
         return this;
     }
@@ -59,14 +52,7 @@ public final class KeyedWaitsBuilder {
      * @throws IllegalArgumentException if {@code window} is not positive or {@code maxKeys} is below 1
      */
     public KeyedWaitsBuilder lateEvents(Duration window, int maxKeys) {
-        long windowMs = Timer.toMs(Objects.requireNonNull(window, "window"));
-        if (windowMs <= 0) {
-            throw new IllegalArgumentException("window must be positive: " + window);
-        }
-        if (maxKeys < 1) {
-            throw new IllegalArgumentException("maxKeys must be >= 1: " + maxKeys);
-        }
-        this.lateWindowMs = windowMs;
+        this.lateWindowMs = windowMs(window, maxKeys, "maxKeys");
         this.lateMaxKeys = maxKeys;
         return this;
     }
@@ -182,6 +168,18 @@ public final class KeyedWaitsBuilder {
     public KeyedWaitsBuilder shards(int shards) {
         settings.shards(shards);
         return this;
+    }
+
+    /** {@code window} in ms, checked positive, with its bound {@code max}, checked at least 1. */
+    private static long windowMs(Duration window, int max, String maxName) {
+        long windowMs = Timer.toMs(Objects.requireNonNull(window, "window"));
+        if (windowMs <= 0) {
+            throw new IllegalArgumentException("window must be positive: " + window);
+        }
+        if (max < 1) {
+            throw new IllegalArgumentException(maxName + " must be >= 1: " + max);
+        }
+        return windowMs;
     }
 
     /**

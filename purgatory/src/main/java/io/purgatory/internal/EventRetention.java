@@ -70,7 +70,7 @@ public final class EventRetention<V> {
      */
     Event<V> retain(Object key, V value, long position) {
         Event<V> event = new Event<>(this, key, value, position, windowMs);
-        if (!schedule(event)) {
+        if (!schedule(runtime, name, event, "the timer refused an early event's window; the event is not retained")) {
             return null;
         }
         Event<V> replacedUnused = null;
@@ -192,18 +192,18 @@ public final class EventRetention<V> {
     }
 
     /**
-     * Schedules the end of {@code event}'s window, outside the monitor (X6); false if the timer
-     * will not take it (closed, or a timer of the user's that throws): the event is then not
-     * retained, and the waits are still answered.
+     * Schedules the end of a window, {@code task}, outside any monitor (X6); false if the timer
+     * will not take it (closed, or a timer of the user's that throws, logged as {@code refused}):
+     * then nothing is kept for the window, and the waits are still answered.
      */
-    private boolean schedule(Event<V> event) {
+    static boolean schedule(RuntimeCore runtime, String name, TimerTask task, String refused) {
         try {
-            runtime.schedule(event);
+            runtime.schedule(task);
             return true;
         } catch (IllegalStateException timerClosed) {
             return false; // the timer could never end its window: keep nothing
         } catch (RuntimeException | Error timerFailure) {
-            UserCode.log(name, "the timer refused an early event's window; the event is not retained", timerFailure);
+            UserCode.log(name, refused, timerFailure);
             return false;
         }
     }

@@ -43,56 +43,29 @@ public final class KeyedEvents<V> {
         this.ends = lateWindowMs > 0 ? new RecentEnds(name, lateWindowMs, lateMaxKeys, runtime) : null;
     }
 
-    /** An event arrives: retained if early events are on; returns it, held (X3), or null. Before the visit (X2). */
-    public EventRetention.Event<V> arriving(Object key, V value, long position) {
-        return retention == null ? null : retention.retain(key, value, position);
-    }
-
-    /**
-     * The event {@code value} for {@code key} answered {@code answered} waits; {@code kept} is
-     * what {@link #arriving} returned, released here (X3, X5).
-     */
-    public void handedOver(Object key, V value, int answered, EventRetention.Event<V> kept) {
-        boolean accounted = answered > 0;
-        try {
-            if (!accounted) {
-                if (ends != null && ends.endedRecently(key)) {
-                    accounted = true;
-                    late.increment();
-                    tell(key, value, true);
-                } else if (kept == null) {
-                    unused(key, value);
-                }
-            }
-        } finally {
-            if (kept != null) {
-                retention.release(kept, accounted);
-            }
-        }
-    }
-
     /**
      * Hands an event over: retains it (before the waits are visited, X2), hands it to the waits
      * on {@code key} of {@code engine} with {@code visitor}, and tells it if it found none (X5).
      * Returns how many waits it answered.
      */
     public int handOver(Engine engine, Object key, V value, long position, Visitor visitor) {
-        EventRetention.Event<V> kept = arriving(key, value, position);
-        int answered;
+        EventRetention.Event<V> kept = retention == null ? null : retention.retain(key, value, position); // held (X3)
+        boolean accounted = true; // if the visit throws (the key's hashCode or equals), told nothing (X5)
         try {
-            answered = engine.visit(key, Visit.REACHED, position, value, visitor);
-        } catch (RuntimeException | Error visitFailed) { // the key's hashCode or equals threw
-            notHandedOver(kept);
-            throw visitFailed;
-        }
-        handedOver(key, value, answered, kept);
-        return answered;
-    }
-
-    /** The visit of an event failed (its key threw): {@code kept} is released, told nothing (X5). */
-    public void notHandedOver(EventRetention.Event<V> kept) {
-        if (kept != null) {
-            retention.release(kept, true);
+            int answered = engine.visit(key, Visit.REACHED, position, value, visitor);
+            accounted = answered > 0;
+            if (!accounted && ends != null && ends.endedRecently(key)) {
+                accounted = true;
+                late.increment();
+                tell(key, value, true);
+            } else if (!accounted && kept == null) {
+                unused(key, value);
+            }
+            return answered;
+        } finally {
+            if (kept != null) {
+                retention.release(kept, accounted);
+            }
         }
     }
 

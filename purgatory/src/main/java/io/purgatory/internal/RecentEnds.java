@@ -48,12 +48,8 @@ public final class RecentEnds {
      */
     public void ended(Object key) {
         End end = new End(this, key, windowMs);
-        try {
-            runtime.schedule(end);
-        } catch (IllegalStateException timerClosed) {
-            return; // the timer could never end its window: remember nothing
-        } catch (RuntimeException | Error timerFailure) { // a timer of the user's that throws
-            UserCode.log(name, "the timer refused the window of a wait's end; it is not remembered", timerFailure);
+        String refused = "the timer refused the window of a wait's end; it is not remembered";
+        if (!EventRetention.schedule(runtime, name, end, refused)) {
             return;
         }
         boolean kept = false;
@@ -105,10 +101,6 @@ public final class RecentEnds {
     /** Ends forgotten before their window ended, because too many keys were remembered. */
     public long forgotten() {
         return forgotten.sum();
-    }
-
-    long windowMs() {
-        return windowMs;
     }
 
     private synchronized void expire(End end) {
