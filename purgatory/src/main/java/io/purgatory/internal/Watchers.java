@@ -60,16 +60,6 @@ final class Watchers extends Watching {
         this.watcherList = watcherList;
     }
 
-    @Override
-    java.util.List<Object> keys() {
-        return java.util.List.of(key);
-    }
-
-    @Override
-    Long position() {
-        return null;
-    }
-
     /** Unlinks {@code op}, which watches this key alone (K3); returns 1 if it was linked, else 0. */
     @Override
     int unwatchAll(Operation op) {
@@ -320,26 +310,6 @@ final class Watchers extends Watching {
             this.operation = operation;
             this.watchers = watchers;
             this.nextOfOperation = nextOfOperation;
-        }
-
-        @Override
-        java.util.List<Object> keys() {
-            java.util.ArrayList<Object> keys = new java.util.ArrayList<>();
-            for (WatchNode node = this; node != null; node = node.nextOfOperation) {
-                keys.add(node.watchers.key);
-            }
-            java.util.Collections.reverse(keys); // the chain starts at the key linked last
-            return keys;
-        }
-
-        @Override
-        Long position() {
-            for (WatchNode node = this; node != null; node = node.nextOfOperation) {
-                if (node instanceof PositionNode positioned) {
-                    return positioned.position;
-                }
-            }
-            return null;
         }
 
         /** Unlinks every node of the chain this node starts (K3); returns how many were linked. */
