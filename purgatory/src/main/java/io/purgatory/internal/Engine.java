@@ -49,7 +49,6 @@ public final class Engine implements Owner, RuntimeCore.Member {
     private final UserCode.Observer observer;
     private final PurgatoryCounters counters = new PurgatoryCounters();
     private final MetricsBinding metrics;
-    private final PurgePolicy purgePolicy;
     /** What the facade closes with the engine, after the sweep: its own resources. */
     private final Runnable closeFacade;
     private final Closing closing;
@@ -62,12 +61,11 @@ public final class Engine implements Owner, RuntimeCore.Member {
      */
     public Engine(EngineConfig config, Runnable closeFacade) {
         this.name = config.name();
-        this.lists = new WatcherLists(config.shards(), this, counters, this::nowNanos);
+        this.lists = new WatcherLists(config.shards(), this, counters, this::nowNanos, config.runtime().clock());
         this.runtime = config.runtime();
         this.ownsRuntime = config.ownsRuntime();
         this.timed = config.timed();
         this.metrics = new MetricsBinding(name, runtime.clock());
-        this.purgePolicy = new PurgePolicy(lists.all(), counters, runtime.clock());
         this.admission = new Admission(config, counters);
         this.failures = config.failures();
         this.observer = config.observer();
@@ -373,7 +371,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
     /** The runtime's purge step for this engine. */
     @Override
     public void purgeIfNeeded() {
-        purgePolicy.run();
+        lists.purgeIfNeeded();
     }
 
     /** The runtime this engine runs on (keyed waits schedule their windows on it). */
@@ -383,7 +381,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
 
     /** Checks every list's invariants and the gauges against them (tests, in quiescence). */
     public void checkInvariants() {
-        lists.checkInvariants(counters);
+        lists.checkInvariants();
     }
 
     /** The index of {@code key}'s watcher list (tests). */

@@ -274,18 +274,15 @@ final class WatcherList {
         return all;
     }
 
-    /** Removes every empty key list, by the map's iterator (K5). Returns the number removed. */
-    synchronized int purge() {
-        int purged = 0;
+    /** Removes every empty key list, by the map's iterator (K5). */
+    synchronized void purge() {
         for (Iterator<Watchers> it = watchersByKey.values().iterator(); it.hasNext(); ) {
             if (it.next().isEmpty()) {
                 it.remove(); // by the stored hash: calls no key
                 counters.keyListSwept();
-                purged++;
             }
         }
         emptyKept = 0;
-        return purged;
     }
 
     /** Checks each list's links and (K5) (tests, in quiescence); returns {linked elements, non-empty keys}. */
