@@ -145,49 +145,32 @@ final class WatcherList {
         return watchers;
     }
 
-    /** Unlinks {@code op} from {@code watchers}, its one key's list; true iff it was linked. */
-    synchronized boolean unlink(Watchers watchers, Operation op) {
-        if (!watchers.unlink(op)) {
-            return false;
-        }
-        keepOrRemoveIfEmpty(watchers);
-        return true;
-    }
-
-    /** Unlinks {@code node} from its key's list; true iff it was linked. */
-    synchronized boolean unlink(WatchNode node) {
-        if (!node.watchers.unlink(node)) {
-            return false;
-        }
-        keepOrRemoveIfEmpty(node.watchers);
-        return true;
-    }
-
-    /** After an unlink from {@code watchers}: keeps it for reuse, or removes its key, if it emptied (K5). */
-    @GuardedBy("this")
-    private void keepOrRemoveIfEmpty(Watchers watchers) {
-        if (!watchers.isEmpty()) {
-            return;
+    /**
+     * Unlinks {@code op} from {@code watchers}, its one key's list, or if {@code node} is not null
+     * that node from its key's list {@code watchers}; true iff it was linked. A list it empties is
+     * kept for reuse, or its key removed (K5).
+     */
+    synchronized boolean unlink(Watchers watchers, Operation op, WatchNode node) {
+        boolean linked = node == null ? watchers.unlink(op) : watchers.unlink(node);
+        if (!linked || !watchers.isEmpty()) {
+            return linked;
         }
         deactivate(watchers);
         boolean removed = false;
-        if (emptyKept < MAX_EMPTY_KEPT) {
-            emptyKept++;
-        } else {
+        if (emptyKept >= MAX_EMPTY_KEPT) {
             try {
                 removed = watchersByKey.remove(watchers.key, watchers);
-            } catch (RuntimeException | Error brokenKey) { // its hashCode or equals broke the contract
-                removed = false;
-            }
-            if (!removed) { // not found by its key: kept, empty, until purge() sweeps it by the iterator (K5)
-                emptyKept++;
+            } catch (RuntimeException | Error brokenKey) {
+                // its hashCode or equals broke the contract: kept, as if not found
             }
         }
         if (removed) {
             counters.keyListRemoved();
-        } else {
+        } else { // kept; if not found by its key, until purge() sweeps it by the iterator (K5)
+            emptyKept++;
             counters.keyListEmptied();
         }
+        return true;
     }
 
     /**
@@ -203,12 +186,9 @@ final class WatcherList {
         int n;
         synchronized (this) {
             Watchers watchers = watchersByKey.get(key);
-            if (watchers == null || watchers.isEmpty()) {
-                return 0;
-            }
             boolean all = mode == Visit.ALL;
             boolean skipReached = mode == Visit.NEWLY_REACHED;
-            n = watchers.count(all, position, skipReached);
+            n = watchers == null ? 0 : watchers.count(all, position, skipReached);
             if (n == 0) {
                 return 0;
             }
@@ -217,21 +197,16 @@ final class WatcherList {
         }
         int settled = 0;
         Throwable failure = null;
-        try {
-            for (int i = 0; i < n; i++) {
-                try {
-                    if (visitor.visit(ops[i], event)) {
-                        settled++;
-                    }
-                } catch (Throwable visitFailure) {
-                    if (failure == null) {
-                        failure = visitFailure;
-                    }
+        for (int i = 0; i < n; i++) {
+            try {
+                if (visitor.visit(ops[i], event)) {
+                    settled++;
                 }
+            } catch (Throwable visitFailure) { // nothing else in this loop can throw: no finally needed
+                failure = failure == null ? visitFailure : failure;
             }
-        } finally {
-            copies.give(ops, n);
         }
+        copies.give(ops, n);
         if (failure instanceof Error error) {
             throw error;
         }

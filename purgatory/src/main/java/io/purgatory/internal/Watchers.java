@@ -63,7 +63,7 @@ final class Watchers extends Watching {
     /** Unlinks {@code op}, which watches this key alone (K3); returns 1 if it was linked, else 0. */
     @Override
     int unwatchAll(Operation op) {
-        return watcherList.unlink(this, op) ? 1 : 0;
+        return watcherList.unlink(this, op, null) ? 1 : 0;
     }
 
     /** Links {@code op}, which watches this key alone, at the tail (K1, K3). */
@@ -317,7 +317,7 @@ final class Watchers extends Watching {
         int unwatchAll(Operation op) {
             int unlinked = 0;
             for (WatchNode node = this; node != null; node = node.nextOfOperation) {
-                if (node.watchers.watcherList.unlink(node)) {
+                if (node.watchers.watcherList.unlink(node.watchers, null, node)) {
                     unlinked++;
                 }
             }
