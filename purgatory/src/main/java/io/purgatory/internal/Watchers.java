@@ -126,7 +126,7 @@ final class Watchers extends Watching {
     boolean unlink(WatchNode node) {
         if (node instanceof PositionNode positioned) {
             if (positioned.index >= 0) {
-                heap.remove(positioned, PositionNode.UNLINKED);
+                heap.remove(positioned);
                 size--;
                 return true;
             }
@@ -173,7 +173,7 @@ final class Watchers extends Watching {
     int count(boolean all, long position, boolean skipReached) {
         int positioned = heap == null ? 0 : heap.size();
         int lists = size - positioned - (skipReached ? reachedOnList : 0);
-        return lists + (all ? positioned : positioned == 0 ? 0 : heap.countReached(position));
+        return lists + (all ? positioned : positioned == 0 ? 0 : heap.countReached(0, position));
     }
 
     /**
@@ -193,11 +193,11 @@ final class Watchers extends Watching {
         if (heap == null) {
             return;
         }
-        if (all) {
-            heap.copyTo(into, i);
-            return;
+        for (int h = 0; all && h < heap.size(); h++) {
+            into[i++] = heap.node(h).operation;
         }
-        for (PositionNode node = heap.pollReached(position); node != null; node = heap.pollReached(position)) {
+        for (PositionNode node = all ? null : heap.pollReached(position); node != null;
+                node = heap.pollReached(position)) {
             node.index = PositionNode.ON_LIST;
             reachedOnList++;
             appendNode(node);
@@ -261,17 +261,14 @@ final class Watchers extends Watching {
             throw new IllegalStateException("(K7) " + onList + " position nodes on the list of " + key + ", counted "
                     + reachedOnList);
         }
-        count += heap == null ? 0 : heap.check(this);
-        for (int h = 0; heap != null && h < heap.size(); h++) {
-            checkOperation(heap.node(h).operation, owner);
-        }
+        count += heap == null ? 0 : heap.check(this, owner);
         if (previous != tail || previousNode != nodeTail || count != size) {
             throw new IllegalStateException("(K1) watch list tail or size wrong for key " + key);
         }
         return count;
     }
 
-    private void checkOperation(Operation op, Owner owner) {
+    void checkOperation(Operation op, Owner owner) {
         if (op.owner == null || op.owner.engine() != owner) {
             throw new IllegalStateException("(O6) an operation on the list of " + key + " names owner " + op.owner);
         }
