@@ -137,10 +137,10 @@ final class WatcherList {
         if (watchers == null) {
             watchers = new Watchers(key, this);
             watchersByKey.put(key, watchers);
-            counters.keyListAdded();
+            counters.keyListsChanged(1, 0);
         } else if (watchers.isEmpty()) { // a kept list, reused (K5)
             emptyKept--;
-            counters.keyListRefilled();
+            counters.keyListsChanged(0, -1);
         }
         return watchers;
     }
@@ -165,10 +165,10 @@ final class WatcherList {
             }
         }
         if (removed) {
-            counters.keyListRemoved();
+            counters.keyListsChanged(-1, 0);
         } else { // kept; if not found by its key, until purge() sweeps it by the iterator (K5)
             emptyKept++;
-            counters.keyListEmptied();
+            counters.keyListsChanged(0, 1);
         }
         return true;
     }
@@ -254,7 +254,7 @@ final class WatcherList {
         for (Iterator<Watchers> it = watchersByKey.values().iterator(); it.hasNext(); ) {
             if (it.next().isEmpty()) {
                 it.remove(); // by the stored hash: calls no key
-                counters.keyListSwept();
+                counters.keyListsChanged(-1, -1);
             }
         }
         emptyKept = 0;
