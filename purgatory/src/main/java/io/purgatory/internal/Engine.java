@@ -1,7 +1,6 @@
 package io.purgatory.internal;
 
 import io.purgatory.internal.Operation.Owner;
-import io.purgatory.internal.Operation.Watching;
 import io.purgatory.internal.Watchers.WatchNode;
 import java.util.List;
 import java.util.Objects;
@@ -204,7 +203,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
         if (!OperationState.abandon(op)) {
             return false;
         }
-        int unlinked = unwatch(op);
+        int unlinked = Watchers.unwatch(op);
         op.owner = null; // (O6)
         if (wasWatched) {
             counters.unwatched(unlinked);
@@ -214,12 +213,6 @@ public final class Engine implements Owner, RuntimeCore.Member {
         }
         admission.free(tenant);
         return true;
-    }
-
-    private static int unwatch(Operation op) {
-        Watching watching = op.watching;
-        op.watching = null;
-        return watching == null ? 0 : watching.unwatchAll(op);
     }
 
     // ---- visits ----
@@ -258,7 +251,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
         if (timed) {
             runtime.unschedule(op);
         }
-        int unlinked = unwatch(op);
+        int unlinked = Watchers.unwatch(op);
         boolean watched = (state & OperationState.WATCHED) != 0;
         counters.settled(outcome, watched, unlinked);
         if (watched) {

@@ -60,10 +60,20 @@ final class Watchers extends Watching {
         this.watcherList = watcherList;
     }
 
-    /** Unlinks {@code op}, which watches this key alone (K3); returns 1 if it was linked, else 0. */
-    @Override
-    int unwatchAll(Operation op) {
-        return watcherList.unlink(this, op, null) ? 1 : 0;
+    /** Takes {@code op} off every list it watches on (K3), its {@code watching} cleared; returns how many it was on. */
+    static int unwatch(Operation op) {
+        Watching watching = op.watching;
+        op.watching = null;
+        if (watching instanceof Watchers one) {
+            return one.watcherList.unlink(one, op, null) ? 1 : 0;
+        }
+        int unlinked = 0;
+        for (WatchNode node = (WatchNode) watching; node != null; node = node.nextOfOperation) {
+            if (node.watchers.watcherList.unlink(node.watchers, null, node)) {
+                unlinked++;
+            }
+        }
+        return unlinked;
     }
 
     /** Links {@code op}, which watches this key alone, at the tail (K1, K3). */
@@ -244,15 +254,11 @@ final class Watchers extends Watching {
         WatchNode previousNode = null;
         int onList = 0;
         for (WatchNode n = nodeHead; n != null; n = n.next) {
-            if (n.prev != previousNode || n.watchers != this) {
-                throw new IllegalStateException("(K1) broken node list for key " + key);
+            if (n.prev != previousNode || n.watchers != this
+                    || (n instanceof PositionNode p && p.index != PositionNode.ON_LIST)) {
+                throw new IllegalStateException("(K1, K7) broken node list for key " + key);
             }
-            if (n instanceof PositionNode p) {
-                if (p.index != PositionNode.ON_LIST) {
-                    throw new IllegalStateException("(K7) a position node on the list of " + key + " is not ON_LIST");
-                }
-                onList++;
-            }
+            onList += n instanceof PositionNode ? 1 : 0;
             checkOperation(n.operation, owner);
             previousNode = n;
             count++;
@@ -307,18 +313,6 @@ final class Watchers extends Watching {
             this.operation = operation;
             this.watchers = watchers;
             this.nextOfOperation = nextOfOperation;
-        }
-
-        /** Unlinks every node of the chain this node starts (K3); returns how many were linked. */
-        @Override
-        int unwatchAll(Operation op) {
-            int unlinked = 0;
-            for (WatchNode node = this; node != null; node = node.nextOfOperation) {
-                if (node.watchers.watcherList.unlink(node.watchers, null, node)) {
-                    unlinked++;
-                }
-            }
-            return unlinked;
         }
     }
 
