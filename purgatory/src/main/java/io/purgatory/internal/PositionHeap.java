@@ -30,9 +30,8 @@ final class PositionHeap {
         if (size == nodes.length) {
             nodes = Arrays.copyOf(nodes, 2 * size);
         }
-        node.index = size;
-        nodes[size++] = node;
-        siftUp(node);
+        node.index = size++;
+        siftUp(node); // puts it in its slot
     }
 
     /** Removes {@code node}, which is in this heap; its index becomes UNLINKED. */

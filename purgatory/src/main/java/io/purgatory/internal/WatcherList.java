@@ -268,11 +268,8 @@ final class WatcherList {
         for (Watchers watchers : watchersByKey.values()) {
             int count = watchers.checkLinks(owner);
             linked += count;
-            if (count > 0) {
-                keys++;
-            } else {
-                empty++;
-            }
+            keys += count > 0 ? 1 : 0;
+            empty += count > 0 ? 0 : 1;
         }
         if (empty != emptyKept) {
             throw new IllegalStateException("(K5) " + empty + " kept empty lists, counted " + emptyKept);

@@ -79,12 +79,11 @@ final class Watchers extends Watching {
     /** Links {@code op}, which watches this key alone, at the tail (K1, K3). */
     void link(Operation op) {
         op.watching = this;
-        Operation last = tail;
-        if (last == null) {
+        op.prev = tail;
+        if (tail == null) {
             head = op;
         } else {
-            op.prev = last;
-            last.next = op;
+            tail.next = op;
         }
         tail = op;
         size++;
@@ -284,12 +283,11 @@ final class Watchers extends Watching {
     }
 
     private void appendNode(WatchNode node) {
-        WatchNode last = nodeTail;
-        if (last == null) {
+        node.prev = nodeTail;
+        if (nodeTail == null) {
             nodeHead = node;
         } else {
-            node.prev = last;
-            last.next = node;
+            nodeTail.next = node;
         }
         nodeTail = node;
     }
