@@ -219,12 +219,7 @@ final class WatcherList {
     /** The operations watching {@code key}, each list in its order (a copy). */
     synchronized Operation[] operationsOn(Object key) {
         Watchers watchers = watchersByKey.get(key);
-        if (watchers == null) {
-            return new Operation[0];
-        }
-        Operation[] ops = new Operation[watchers.count(true, 0, false)];
-        watchers.take(true, 0, false, ops);
-        return ops;
+        return watchers == null ? new Operation[0] : watchers.all();
     }
 
     /** Cancels every submitted operation watching {@code key} (Engine N2); returns those this call cancelled. */
@@ -242,9 +237,7 @@ final class WatcherList {
     synchronized List<Operation> operations() {
         List<Operation> all = new ArrayList<>();
         for (Watchers watchers : watchersByKey.values()) {
-            Operation[] ops = new Operation[watchers.count(true, 0, false)];
-            watchers.take(true, 0, false, ops);
-            all.addAll(List.of(ops));
+            all.addAll(List.of(watchers.all()));
         }
         return all;
     }

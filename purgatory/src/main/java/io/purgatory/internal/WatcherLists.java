@@ -50,8 +50,7 @@ final class WatcherLists {
      * too, and each list's map would fall into a few long (tree) buckets.
      */
     int index(Object key) {
-        int mixed = key.hashCode() * 0x9E3779B9;
-        return shift == 32 ? 0 : mixed >>> shift;
+        return (int) (Integer.toUnsignedLong(key.hashCode() * 0x9E3779B9) >>> shift); // a shift of 32 (one list): 0
     }
 
     /** Every list, for a sweep: the array itself, not to be changed. */

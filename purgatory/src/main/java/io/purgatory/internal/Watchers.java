@@ -214,6 +214,13 @@ final class Watchers extends Watching {
         }
     }
 
+    /** Every operation linked here, each list in its order (a copy). */
+    Operation[] all() {
+        Operation[] ops = new Operation[count(true, 0, false)];
+        take(true, 0, false, ops);
+        return ops;
+    }
+
     /**
      * Offers this key's operations to {@code pending} (under the watcher list's lock): those
      * watching it alone in watch order, while they may be kept; then each operation on several
