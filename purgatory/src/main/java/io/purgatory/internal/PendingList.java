@@ -73,7 +73,7 @@ public final class PendingList {
         for (WatcherList watcherList : engine.lists()) {
             watcherList.collect(list);
         }
-        return list.sorted();
+        return list.kept.stream().sorted(ORDER).map(list::pending).toList();
     }
 
     /** Walks the active keys from {@code first} (under their watcher list's lock). */
@@ -113,10 +113,6 @@ public final class PendingList {
     private static long dueNanos(Operation op, long watched) {
         long delayMs = Math.max(0L, op.delayMs());
         return delayMs >= Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : watched + delayMs * 1_000_000;
-    }
-
-    private List<Pending> sorted() {
-        return kept.stream().sorted(ORDER).map(this::pending).toList();
     }
 
     /** What an operator reads of {@code c}: its keys in the order it was given them, its position (Watchers K3). */
