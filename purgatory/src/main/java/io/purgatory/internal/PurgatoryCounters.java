@@ -56,12 +56,8 @@ public final class PurgatoryCounters {
 
     /** An operation is settled with {@code outcome}; {@code keys} entries were unlinked if it was watched (C1, C2). */
     void settled(int outcome, boolean wasWatched, int keys) {
-        if (!wasWatched) {
-            settledUnwatched[outcome - 1].increment();
-            return;
-        }
-        settledWatched[outcome - 1].increment();
-        if (keys != 1) {
+        (wasWatched ? settledWatched : settledUnwatched)[outcome - 1].increment();
+        if (wasWatched && keys != 1) {
             extraEntries.add(1 - keys);
         }
     }
