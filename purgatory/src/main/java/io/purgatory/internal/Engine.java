@@ -1,7 +1,6 @@
 package io.purgatory.internal;
 
 import io.purgatory.internal.Operation.Owner;
-import io.purgatory.internal.Operation.Watching;
 import io.purgatory.internal.Watchers.WatchNode;
 import java.util.List;
 import java.util.Objects;
@@ -49,7 +48,6 @@ public final class Engine implements Owner, RuntimeCore.Member {
     private final UserCode.Observer observer;
     private final PurgatoryCounters counters = new PurgatoryCounters();
     private final MetricsBinding metrics;
-    private final PurgePolicy purgePolicy;
     /** What the facade closes with the engine, after the sweep: its own resources. */
     private final Runnable closeFacade;
     private final Closing closing;
@@ -62,12 +60,11 @@ public final class Engine implements Owner, RuntimeCore.Member {
      */
     public Engine(EngineConfig config, Runnable closeFacade) {
         this.name = config.name();
-        this.lists = new WatcherLists(config.shards(), this, counters, this::nowNanos);
+        this.lists = new WatcherLists(config.shards(), this, counters, this::nowNanos, config.runtime().clock());
         this.runtime = config.runtime();
         this.ownsRuntime = config.ownsRuntime();
         this.timed = config.timed();
         this.metrics = new MetricsBinding(name, runtime.clock());
-        this.purgePolicy = new PurgePolicy(lists.all(), counters, runtime.clock());
         this.admission = new Admission(config, counters);
         this.failures = config.failures();
         this.observer = config.observer();
@@ -206,7 +203,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
         if (!OperationState.abandon(op)) {
             return false;
         }
-        int unlinked = unwatch(op);
+        int unlinked = Watchers.unwatch(op);
         op.owner = null; // (O6)
         if (wasWatched) {
             counters.unwatched(unlinked);
@@ -216,12 +213,6 @@ public final class Engine implements Owner, RuntimeCore.Member {
         }
         admission.free(tenant);
         return true;
-    }
-
-    private static int unwatch(Operation op) {
-        Watching watching = op.watching;
-        op.watching = null;
-        return watching == null ? 0 : watching.unwatchAll(op);
     }
 
     // ---- visits ----
@@ -260,7 +251,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
         if (timed) {
             runtime.unschedule(op);
         }
-        int unlinked = unwatch(op);
+        int unlinked = Watchers.unwatch(op);
         boolean watched = (state & OperationState.WATCHED) != 0;
         counters.settled(outcome, watched, unlinked);
         if (watched) {
@@ -373,7 +364,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
     /** The runtime's purge step for this engine. */
     @Override
     public void purgeIfNeeded() {
-        purgePolicy.run();
+        lists.purgeIfNeeded();
     }
 
     /** The runtime this engine runs on (keyed waits schedule their windows on it). */
@@ -383,7 +374,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
 
     /** Checks every list's invariants and the gauges against them (tests, in quiescence). */
     public void checkInvariants() {
-        lists.checkInvariants(counters);
+        lists.checkInvariants();
     }
 
     /** The index of {@code key}'s watcher list (tests). */

@@ -96,14 +96,5 @@ public abstract class Operation extends TimerEntry {
      * {@link WatchNode}s, one per key, when it watches several keys or waits at a position.
      */
     abstract static class Watching {
-
-        /** Unlinks {@code op}, which watches here, from every list it is on; returns how many it was on. */
-        abstract int unwatchAll(Operation op);
-
-        /** The keys of the operation watching here, in the order it was given them (read with no lock: fixed). */
-        abstract java.util.List<Object> keys();
-
-        /** The position it waits for, if it waits at one; else null. */
-        abstract Long position();
     }
 }

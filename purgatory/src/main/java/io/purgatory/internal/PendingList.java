@@ -1,15 +1,18 @@
 package io.purgatory.internal;
 
 import io.purgatory.internal.Operation.Watching;
+import io.purgatory.internal.Watchers.PositionNode;
+import io.purgatory.internal.Watchers.WatchNode;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 
 /**
  * The pending operations of an engine, oldest (or soonest due) first, at most {@code limit} of
  * them: for an operator's list. Reads one watcher list at a time under its lock, held while it
- * walks that list's keys, and calls no user code. Allocates the kept candidates only: three
- * arrays of {@code limit} and what it returns.
+ * walks that list's keys, and calls no user code. Allocates a candidate per operation it keeps
+ * (at least for a while), and what it returns.
  */
 public final class PendingList {
 
@@ -25,23 +28,24 @@ public final class PendingList {
      * on several keys is taken from the first node of its chain only, so it is counted once.
      */
 
+    private static final Comparator<Candidate> ORDER = Comparator.comparingLong(Candidate::sortKey);
+
+    private final int limit;
     private final boolean byDue;
     private final long minDelayNanos;
     private final long nowNanos;
-    private final Operation[] ops;
-    private final Watching[] places;
-    private final long[] sortKeys;
-    private final long[] watchTimes;
-    private int size;
+    /** The best candidates seen, the worst first. */
+    private final PriorityQueue<Candidate> kept = new PriorityQueue<>(ORDER.reversed());
 
     private PendingList(int limit, boolean byDue, long minDelayNanos, long nowNanos) {
+        this.limit = limit;
         this.byDue = byDue;
         this.minDelayNanos = minDelayNanos;
         this.nowNanos = nowNanos;
-        this.ops = new Operation[limit];
-        this.places = new Watching[limit];
-        this.sortKeys = new long[limit];
-        this.watchTimes = new long[limit];
+    }
+
+    /** An operation kept, watching at {@code place}, ranked by {@code sortKey}. */
+    private record Candidate(Operation op, Watching place, long sortKey, long watchedNanos) {
     }
 
     /**
@@ -69,14 +73,13 @@ public final class PendingList {
         for (WatcherList watcherList : engine.lists()) {
             watcherList.collect(list);
         }
-        return list.sorted();
+        return list.kept.stream().sorted(ORDER).map(list::pending).toList();
     }
 
     /** Walks the active keys from {@code first} (under their watcher list's lock). */
     void walk(Watchers first) {
         for (Watchers w = first; w != null; w = w.activeNext) {
-            long bound = byDue ? w.activatedNanos + minDelayNanos : w.activatedNanos;
-            if (isFull() && Long.compare(bound, sortKeys[0]) >= 0) {
+            if (!keeps(byDue ? w.activatedNanos + minDelayNanos : w.activatedNanos)) {
                 return; // (Watchers K8): no later key has an operation to keep
             }
             w.offerPending(this);
@@ -92,15 +95,19 @@ public final class PendingList {
         long watched = (s & OperationState.TIMED) != 0 ? nowNanos - OperationState.watchedNanos(s, nowNanos)
                 : floorNanos;
         long key = byDue ? dueNanos(op, watched) : watched;
-        if (isFull()) {
-            if (Long.compare(key, sortKeys[0]) >= 0) {
-                return byDue; // in watch order, a later one is no older
-            }
-            replaceTop(op, place, key, watched);
-        } else {
-            add(op, place, key, watched);
+        if (!keeps(key)) {
+            return byDue; // in watch order, a later one is no older
         }
+        if (kept.size() == limit) {
+            kept.poll();
+        }
+        kept.add(new Candidate(op, place, key, watched));
         return true;
+    }
+
+    /** Whether a candidate ranked by {@code sortKey} is kept: the list is not full, or it beats the worst kept. */
+    private boolean keeps(long sortKey) {
+        return kept.size() < limit || Long.compare(sortKey, kept.peek().sortKey()) < 0;
     }
 
     private static long dueNanos(Operation op, long watched) {
@@ -108,63 +115,20 @@ public final class PendingList {
         return delayMs >= Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : watched + delayMs * 1_000_000;
     }
 
-    private boolean isFull() {
-        return size == ops.length;
-    }
-
-    private void add(Operation op, Watching place, long key, long watched) {
-        int i = size++;
-        while (i > 0) {
-            int parent = (i - 1) >>> 1;
-            if (Long.compare(sortKeys[parent], key) >= 0) {
-                break;
+    /** What an operator reads of {@code c}: its keys in the order it was given them, its position (Watchers K3). */
+    private Pending pending(Candidate c) {
+        List<Object> keys = new ArrayList<>();
+        Long position = null;
+        if (c.place() instanceof Watchers one) {
+            keys.add(one.key);
+        }
+        for (WatchNode n = c.place() instanceof WatchNode first ? first : null; n != null; n = n.nextOfOperation) {
+            keys.add(0, n.watchers.key); // the chain starts at the key linked last
+            if (position == null && n instanceof PositionNode positioned) {
+                position = positioned.position;
             }
-            move(parent, i);
-            i = parent;
         }
-        set(i, op, place, key, watched);
-    }
-
-    private void replaceTop(Operation op, Watching place, long key, long watched) {
-        int i = 0;
-        int half = size >>> 1;
-        while (i < half) {
-            int child = 2 * i + 1;
-            if (child + 1 < size && Long.compare(sortKeys[child + 1], sortKeys[child]) > 0) {
-                child++;
-            }
-            if (Long.compare(key, sortKeys[child]) >= 0) {
-                break;
-            }
-            move(child, i);
-            i = child;
-        }
-        set(i, op, place, key, watched);
-    }
-
-    private void move(int from, int to) {
-        set(to, ops[from], places[from], sortKeys[from], watchTimes[from]);
-    }
-
-    private void set(int i, Operation op, Watching place, long key, long watched) {
-        ops[i] = op;
-        places[i] = place;
-        sortKeys[i] = key;
-        watchTimes[i] = watched;
-    }
-
-    private List<Pending> sorted() {
-        Integer[] order = new Integer[size];
-        for (int i = 0; i < size; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (a, b) -> Long.compare(sortKeys[a], sortKeys[b]));
-        List<Pending> out = new ArrayList<>(size);
-        for (int i : order) {
-            Watching place = places[i];
-            out.add(new Pending(ops[i], place.keys(), place.position(), Math.max(0L, nowNanos - watchTimes[i]),
-                    OperationState.wasChecked(ops[i])));
-        }
-        return out;
+        return new Pending(c.op(), keys, position, Math.max(0L, nowNanos - c.watchedNanos()),
+                OperationState.wasChecked(c.op()));
     }
 }

@@ -1,5 +1,6 @@
 package io.purgatory.internal;
 
+import io.purgatory.internal.Operation.Owner;
 import io.purgatory.internal.Watchers.PositionNode;
 import java.util.Arrays;
 
@@ -29,17 +30,16 @@ final class PositionHeap {
         if (size == nodes.length) {
             nodes = Arrays.copyOf(nodes, 2 * size);
         }
-        node.index = size;
-        nodes[size++] = node;
-        siftUp(node);
+        node.index = size++;
+        siftUp(node); // puts it in its slot
     }
 
-    /** Removes {@code node}, which is in this heap; its index becomes {@code outIndex}. */
-    void remove(PositionNode node, int outIndex) {
+    /** Removes {@code node}, which is in this heap; its index becomes UNLINKED. */
+    void remove(PositionNode node) {
         int i = node.index;
         PositionNode last = nodes[--size];
         nodes[size] = null;
-        node.index = outIndex;
+        node.index = PositionNode.UNLINKED;
         if (last != node) {
             last.index = i;
             nodes[i] = last;
@@ -54,38 +54,25 @@ final class PositionHeap {
             return null;
         }
         PositionNode first = nodes[0];
-        remove(first, -1);
+        remove(first);
         return first;
-    }
-
-    /** How many nodes wait for a position of at most {@code position}: O(that number) (H1). */
-    int countReached(long position) {
-        return countReached(0, position);
-    }
-
-    /** Copies every node's operation into {@code into} from {@code at}. */
-    void copyTo(Operation[] into, int at) {
-        for (int i = 0; i < size; i++) {
-            into[at + i] = nodes[i].operation;
-        }
     }
 
     PositionNode node(int i) {
         return nodes[i];
     }
 
-    /** Checks (H1) for the heap of {@code watchers} (tests); returns its size. */
-    int check(Watchers watchers) {
+    /** Checks (H1) for the heap of {@code watchers}, and each node's operation (tests); returns its size. */
+    int check(Watchers watchers, Owner owner) {
         for (int i = 0; i < nodes.length; i++) {
             PositionNode node = nodes[i];
-            if (i >= size) {
-                if (node != null) {
-                    throw new IllegalStateException("(H1) the position heap of " + watchers.key
-                            + " holds a removed node");
-                }
-            } else if (node.index != i || node.watchers != watchers
+            if (i >= size ? node != null : node.index != i || node.watchers != watchers
                     || (i > 0 && nodes[(i - 1) / 2].position > node.position)) {
-                throw new IllegalStateException("(H1) broken position heap for key " + watchers.key + " at " + i);
+                throw new IllegalStateException("(H1) broken position heap for key " + watchers.key + " at " + i
+                        + " of " + size);
+            }
+            if (i < size) {
+                watchers.checkOperation(node.operation, owner);
             }
         }
         return size;
@@ -129,7 +116,8 @@ final class PositionHeap {
         node.index = i;
     }
 
-    private int countReached(int i, long position) { // recursion depth: the heap's height, at most 31
+    /** How many nodes of the subtree at {@code i} wait for a position of at most {@code position} (H1). */
+    int countReached(int i, long position) { // recursion depth: the heap's height, at most 31
         if (i >= size || nodes[i].position > position) {
             return 0;
         }

@@ -1,6 +1,8 @@
 package io.purgatory.internal;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 
 /**
  * A purgatory's counters: one adder bumped per event on the hot paths, O(1) to read (a few sums
@@ -54,40 +56,24 @@ public final class PurgatoryCounters {
 
     /** An operation is settled with {@code outcome}; {@code keys} entries were unlinked if it was watched (C1, C2). */
     void settled(int outcome, boolean wasWatched, int keys) {
-        if (!wasWatched) {
-            settledUnwatched[outcome - 1].increment();
-            return;
-        }
-        settledWatched[outcome - 1].increment();
-        if (keys != 1) {
+        (wasWatched ? settledWatched : settledUnwatched)[outcome - 1].increment();
+        if (wasWatched && keys != 1) {
             extraEntries.add(1 - keys);
         }
     }
 
-    /** A key got a list (C3). */
-    void keyListAdded() {
-        keyLists.increment();
-    }
-
-    /** A key's list emptied and stays mapped (C3). */
-    void keyListEmptied() {
-        emptyLists.increment();
-    }
-
-    /** An empty list still mapped got an operation again (C3). */
-    void keyListRefilled() {
-        emptyLists.decrement();
-    }
-
-    /** A key's list left the map on its last unwatch (C3). */
-    void keyListRemoved() {
-        keyLists.decrement();
-    }
-
-    /** A purge swept an empty list from the map (C3). */
-    void keyListSwept() {
-        keyLists.decrement();
-        emptyLists.decrement();
+    /**
+     * The key lists in the shards' maps changed by {@code mapped}, the empty ones among them by
+     * {@code empty} (C3): a key got a list (1, 0); an empty one got an operation again (0, -1); a
+     * list emptied and stays mapped (0, 1) or left the map (-1, 0); a purge swept one (-1, -1).
+     */
+    void keyListsChanged(int mapped, int empty) {
+        if (mapped != 0) {
+            keyLists.add(mapped);
+        }
+        if (empty != 0) {
+            emptyLists.add(empty);
+        }
     }
 
     void purged() {
@@ -170,11 +156,7 @@ public final class PurgatoryCounters {
 
     /** Failures of every callback. */
     public long callbackErrorTotal() {
-        long total = 0;
-        for (LongAdder a : callbackErrors) {
-            total += a.sum();
-        }
-        return total;
+        return Arrays.stream(callbackErrors).mapToLong(LongAdder::sum).sum();
     }
 
     /** {@code v} as an int gauge: clamped to 0 and Integer.MAX_VALUE. */
@@ -183,10 +165,6 @@ public final class PurgatoryCounters {
     }
 
     private static LongAdder[] adders(int n) {
-        LongAdder[] adders = new LongAdder[n];
-        for (int i = 0; i < n; i++) {
-            adders[i] = new LongAdder();
-        }
-        return adders;
+        return Stream.generate(LongAdder::new).limit(n).toArray(LongAdder[]::new);
     }
 }

@@ -137,57 +137,40 @@ final class WatcherList {
         if (watchers == null) {
             watchers = new Watchers(key, this);
             watchersByKey.put(key, watchers);
-            counters.keyListAdded();
+            counters.keyListsChanged(1, 0);
         } else if (watchers.isEmpty()) { // a kept list, reused (K5)
             emptyKept--;
-            counters.keyListRefilled();
+            counters.keyListsChanged(0, -1);
         }
         return watchers;
     }
 
-    /** Unlinks {@code op} from {@code watchers}, its one key's list; true iff it was linked. */
-    synchronized boolean unlink(Watchers watchers, Operation op) {
-        if (!watchers.unlink(op)) {
-            return false;
-        }
-        keepOrRemoveIfEmpty(watchers);
-        return true;
-    }
-
-    /** Unlinks {@code node} from its key's list; true iff it was linked. */
-    synchronized boolean unlink(WatchNode node) {
-        if (!node.watchers.unlink(node)) {
-            return false;
-        }
-        keepOrRemoveIfEmpty(node.watchers);
-        return true;
-    }
-
-    /** After an unlink from {@code watchers}: keeps it for reuse, or removes its key, if it emptied (K5). */
-    @GuardedBy("this")
-    private void keepOrRemoveIfEmpty(Watchers watchers) {
-        if (!watchers.isEmpty()) {
-            return;
+    /**
+     * Unlinks {@code op} from {@code watchers}, its one key's list, or if {@code node} is not null
+     * that node from its key's list {@code watchers}; true iff it was linked. A list it empties is
+     * kept for reuse, or its key removed (K5).
+     */
+    synchronized boolean unlink(Watchers watchers, Operation op, WatchNode node) {
+        boolean linked = node == null ? watchers.unlink(op) : watchers.unlink(node);
+        if (!linked || !watchers.isEmpty()) {
+            return linked;
         }
         deactivate(watchers);
         boolean removed = false;
-        if (emptyKept < MAX_EMPTY_KEPT) {
-            emptyKept++;
-        } else {
+        if (emptyKept >= MAX_EMPTY_KEPT) {
             try {
                 removed = watchersByKey.remove(watchers.key, watchers);
-            } catch (RuntimeException | Error brokenKey) { // its hashCode or equals broke the contract
-                removed = false;
-            }
-            if (!removed) { // not found by its key: kept, empty, until purge() sweeps it by the iterator (K5)
-                emptyKept++;
+            } catch (RuntimeException | Error brokenKey) {
+                // its hashCode or equals broke the contract: kept, as if not found
             }
         }
         if (removed) {
-            counters.keyListRemoved();
-        } else {
-            counters.keyListEmptied();
+            counters.keyListsChanged(-1, 0);
+        } else { // kept; if not found by its key, until purge() sweeps it by the iterator (K5)
+            emptyKept++;
+            counters.keyListsChanged(0, 1);
         }
+        return true;
     }
 
     /**
@@ -203,12 +186,9 @@ final class WatcherList {
         int n;
         synchronized (this) {
             Watchers watchers = watchersByKey.get(key);
-            if (watchers == null || watchers.isEmpty()) {
-                return 0;
-            }
             boolean all = mode == Visit.ALL;
             boolean skipReached = mode == Visit.NEWLY_REACHED;
-            n = watchers.count(all, position, skipReached);
+            n = watchers == null ? 0 : watchers.count(all, position, skipReached);
             if (n == 0) {
                 return 0;
             }
@@ -217,21 +197,16 @@ final class WatcherList {
         }
         int settled = 0;
         Throwable failure = null;
-        try {
-            for (int i = 0; i < n; i++) {
-                try {
-                    if (visitor.visit(ops[i], event)) {
-                        settled++;
-                    }
-                } catch (Throwable visitFailure) {
-                    if (failure == null) {
-                        failure = visitFailure;
-                    }
+        for (int i = 0; i < n; i++) {
+            try {
+                if (visitor.visit(ops[i], event)) {
+                    settled++;
                 }
+            } catch (Throwable visitFailure) { // nothing else in this loop can throw: no finally needed
+                failure = failure == null ? visitFailure : failure;
             }
-        } finally {
-            copies.give(ops, n);
         }
+        copies.give(ops, n);
         if (failure instanceof Error error) {
             throw error;
         }
@@ -244,12 +219,7 @@ final class WatcherList {
     /** The operations watching {@code key}, each list in its order (a copy). */
     synchronized Operation[] operationsOn(Object key) {
         Watchers watchers = watchersByKey.get(key);
-        if (watchers == null) {
-            return new Operation[0];
-        }
-        Operation[] ops = new Operation[watchers.count(true, 0, false)];
-        watchers.take(true, 0, false, ops);
-        return ops;
+        return watchers == null ? new Operation[0] : watchers.all();
     }
 
     /** Cancels every submitted operation watching {@code key} (Engine N2); returns those this call cancelled. */
@@ -267,25 +237,20 @@ final class WatcherList {
     synchronized List<Operation> operations() {
         List<Operation> all = new ArrayList<>();
         for (Watchers watchers : watchersByKey.values()) {
-            Operation[] ops = new Operation[watchers.count(true, 0, false)];
-            watchers.take(true, 0, false, ops);
-            all.addAll(List.of(ops));
+            all.addAll(List.of(watchers.all()));
         }
         return all;
     }
 
-    /** Removes every empty key list, by the map's iterator (K5). Returns the number removed. */
-    synchronized int purge() {
-        int purged = 0;
+    /** Removes every empty key list, by the map's iterator (K5). */
+    synchronized void purge() {
         for (Iterator<Watchers> it = watchersByKey.values().iterator(); it.hasNext(); ) {
             if (it.next().isEmpty()) {
                 it.remove(); // by the stored hash: calls no key
-                counters.keyListSwept();
-                purged++;
+                counters.keyListsChanged(-1, -1);
             }
         }
         emptyKept = 0;
-        return purged;
     }
 
     /** Checks each list's links and (K5) (tests, in quiescence); returns {linked elements, non-empty keys}. */
@@ -296,11 +261,8 @@ final class WatcherList {
         for (Watchers watchers : watchersByKey.values()) {
             int count = watchers.checkLinks(owner);
             linked += count;
-            if (count > 0) {
-                keys++;
-            } else {
-                empty++;
-            }
+            keys += count > 0 ? 1 : 0;
+            empty += count > 0 ? 0 : 1;
         }
         if (empty != emptyKept) {
             throw new IllegalStateException("(K5) " + empty + " kept empty lists, counted " + emptyKept);

@@ -60,31 +60,30 @@ final class Watchers extends Watching {
         this.watcherList = watcherList;
     }
 
-    @Override
-    java.util.List<Object> keys() {
-        return java.util.List.of(key);
-    }
-
-    @Override
-    Long position() {
-        return null;
-    }
-
-    /** Unlinks {@code op}, which watches this key alone (K3); returns 1 if it was linked, else 0. */
-    @Override
-    int unwatchAll(Operation op) {
-        return watcherList.unlink(this, op) ? 1 : 0;
+    /** Takes {@code op} off every list it watches on (K3), its {@code watching} cleared; returns how many it was on. */
+    static int unwatch(Operation op) {
+        Watching watching = op.watching;
+        op.watching = null;
+        if (watching instanceof Watchers one) {
+            return one.watcherList.unlink(one, op, null) ? 1 : 0;
+        }
+        int unlinked = 0;
+        for (WatchNode node = (WatchNode) watching; node != null; node = node.nextOfOperation) {
+            if (node.watchers.watcherList.unlink(node.watchers, null, node)) {
+                unlinked++;
+            }
+        }
+        return unlinked;
     }
 
     /** Links {@code op}, which watches this key alone, at the tail (K1, K3). */
     void link(Operation op) {
         op.watching = this;
-        Operation last = tail;
-        if (last == null) {
+        op.prev = tail;
+        if (tail == null) {
             head = op;
         } else {
-            op.prev = last;
-            last.next = op;
+            tail.next = op;
         }
         tail = op;
         size++;
@@ -136,7 +135,7 @@ final class Watchers extends Watching {
     boolean unlink(WatchNode node) {
         if (node instanceof PositionNode positioned) {
             if (positioned.index >= 0) {
-                heap.remove(positioned, PositionNode.UNLINKED);
+                heap.remove(positioned);
                 size--;
                 return true;
             }
@@ -183,7 +182,7 @@ final class Watchers extends Watching {
     int count(boolean all, long position, boolean skipReached) {
         int positioned = heap == null ? 0 : heap.size();
         int lists = size - positioned - (skipReached ? reachedOnList : 0);
-        return lists + (all ? positioned : positioned == 0 ? 0 : heap.countReached(position));
+        return lists + (all ? positioned : positioned == 0 ? 0 : heap.countReached(0, position));
     }
 
     /**
@@ -203,16 +202,23 @@ final class Watchers extends Watching {
         if (heap == null) {
             return;
         }
-        if (all) {
-            heap.copyTo(into, i);
-            return;
+        for (int h = 0; all && h < heap.size(); h++) {
+            into[i++] = heap.node(h).operation;
         }
-        for (PositionNode node = heap.pollReached(position); node != null; node = heap.pollReached(position)) {
+        for (PositionNode node = all ? null : heap.pollReached(position); node != null;
+                node = heap.pollReached(position)) {
             node.index = PositionNode.ON_LIST;
             reachedOnList++;
             appendNode(node);
             into[i++] = node.operation;
         }
+    }
+
+    /** Every operation linked here, each list in its order (a copy). */
+    Operation[] all() {
+        Operation[] ops = new Operation[count(true, 0, false)];
+        take(true, 0, false, ops);
+        return ops;
     }
 
     /**
@@ -254,15 +260,11 @@ final class Watchers extends Watching {
         WatchNode previousNode = null;
         int onList = 0;
         for (WatchNode n = nodeHead; n != null; n = n.next) {
-            if (n.prev != previousNode || n.watchers != this) {
-                throw new IllegalStateException("(K1) broken node list for key " + key);
+            if (n.prev != previousNode || n.watchers != this
+                    || (n instanceof PositionNode p && p.index != PositionNode.ON_LIST)) {
+                throw new IllegalStateException("(K1, K7) broken node list for key " + key);
             }
-            if (n instanceof PositionNode p) {
-                if (p.index != PositionNode.ON_LIST) {
-                    throw new IllegalStateException("(K7) a position node on the list of " + key + " is not ON_LIST");
-                }
-                onList++;
-            }
+            onList += n instanceof PositionNode ? 1 : 0;
             checkOperation(n.operation, owner);
             previousNode = n;
             count++;
@@ -271,17 +273,14 @@ final class Watchers extends Watching {
             throw new IllegalStateException("(K7) " + onList + " position nodes on the list of " + key + ", counted "
                     + reachedOnList);
         }
-        count += heap == null ? 0 : heap.check(this);
-        for (int h = 0; heap != null && h < heap.size(); h++) {
-            checkOperation(heap.node(h).operation, owner);
-        }
+        count += heap == null ? 0 : heap.check(this, owner);
         if (previous != tail || previousNode != nodeTail || count != size) {
             throw new IllegalStateException("(K1) watch list tail or size wrong for key " + key);
         }
         return count;
     }
 
-    private void checkOperation(Operation op, Owner owner) {
+    void checkOperation(Operation op, Owner owner) {
         if (op.owner == null || op.owner.engine() != owner) {
             throw new IllegalStateException("(O6) an operation on the list of " + key + " names owner " + op.owner);
         }
@@ -291,12 +290,11 @@ final class Watchers extends Watching {
     }
 
     private void appendNode(WatchNode node) {
-        WatchNode last = nodeTail;
-        if (last == null) {
+        node.prev = nodeTail;
+        if (nodeTail == null) {
             nodeHead = node;
         } else {
-            node.prev = last;
-            last.next = node;
+            nodeTail.next = node;
         }
         nodeTail = node;
     }
@@ -320,38 +318,6 @@ final class Watchers extends Watching {
             this.operation = operation;
             this.watchers = watchers;
             this.nextOfOperation = nextOfOperation;
-        }
-
-        @Override
-        java.util.List<Object> keys() {
-            java.util.ArrayList<Object> keys = new java.util.ArrayList<>();
-            for (WatchNode node = this; node != null; node = node.nextOfOperation) {
-                keys.add(node.watchers.key);
-            }
-            java.util.Collections.reverse(keys); // the chain starts at the key linked last
-            return keys;
-        }
-
-        @Override
-        Long position() {
-            for (WatchNode node = this; node != null; node = node.nextOfOperation) {
-                if (node instanceof PositionNode positioned) {
-                    return positioned.position;
-                }
-            }
-            return null;
-        }
-
-        /** Unlinks every node of the chain this node starts (K3); returns how many were linked. */
-        @Override
-        int unwatchAll(Operation op) {
-            int unlinked = 0;
-            for (WatchNode node = this; node != null; node = node.nextOfOperation) {
-                if (node.watchers.watcherList.unlink(node)) {
-                    unlinked++;
-                }
-            }
-            return unlinked;
         }
     }
 
