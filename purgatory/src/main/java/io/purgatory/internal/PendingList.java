@@ -11,8 +11,8 @@ import java.util.PriorityQueue;
 /**
  * The pending operations of an engine, oldest (or soonest due) first, at most {@code limit} of
  * them: for an operator's list. Reads one watcher list at a time under its lock, held while it
- * walks that list's keys, and calls no user code. Allocates a candidate per operation it keeps
- * (at least for a while), and what it returns.
+ * walks that list's keys, and calls no user code. Allocates at most {@code limit} candidates,
+ * reused as better ones replace them, and what it returns.
  */
 public final class PendingList {
 
@@ -28,7 +28,7 @@ public final class PendingList {
      * on several keys is taken from the first node of its chain only, so it is counted once.
      */
 
-    private static final Comparator<Candidate> ORDER = Comparator.comparingLong(Candidate::sortKey);
+    private static final Comparator<Candidate> ORDER = Comparator.comparingLong(c -> c.sortKey);
 
     private final int limit;
     private final boolean byDue;
@@ -44,8 +44,12 @@ public final class PendingList {
         this.nowNanos = nowNanos;
     }
 
-    /** An operation kept, watching at {@code place}, ranked by {@code sortKey}. */
-    private record Candidate(Operation op, Watching place, long sortKey, long watchedNanos) {
+    /** An operation kept, watching at {@code place}, ranked by {@code sortKey}; reused once dropped (at most limit). */
+    private static final class Candidate {
+        Operation op;
+        Watching place;
+        long sortKey;
+        long watchedNanos;
     }
 
     /**
@@ -98,16 +102,18 @@ public final class PendingList {
         if (!keeps(key)) {
             return byDue; // in watch order, a later one is no older
         }
-        if (kept.size() == limit) {
-            kept.poll();
-        }
-        kept.add(new Candidate(op, place, key, watched));
+        Candidate c = kept.size() == limit ? kept.poll() : new Candidate();
+        c.op = op;
+        c.place = place;
+        c.sortKey = key;
+        c.watchedNanos = watched;
+        kept.add(c);
         return true;
     }
 
     /** Whether a candidate ranked by {@code sortKey} is kept: the list is not full, or it beats the worst kept. */
     private boolean keeps(long sortKey) {
-        return kept.size() < limit || Long.compare(sortKey, kept.peek().sortKey()) < 0;
+        return kept.size() < limit || Long.compare(sortKey, kept.peek().sortKey) < 0;
     }
 
     private static long dueNanos(Operation op, long watched) {
@@ -119,16 +125,16 @@ public final class PendingList {
     private Pending pending(Candidate c) {
         List<Object> keys = new ArrayList<>();
         Long position = null;
-        if (c.place() instanceof Watchers one) {
+        if (c.place instanceof Watchers one) {
             keys.add(one.key);
         }
-        for (WatchNode n = c.place() instanceof WatchNode first ? first : null; n != null; n = n.nextOfOperation) {
+        for (WatchNode n = c.place instanceof WatchNode first ? first : null; n != null; n = n.nextOfOperation) {
             keys.add(0, n.watchers.key); // the chain starts at the key linked last
             if (position == null && n instanceof PositionNode positioned) {
                 position = positioned.position;
             }
         }
-        return new Pending(c.op(), keys, position, Math.max(0L, nowNanos - c.watchedNanos()),
-                OperationState.wasChecked(c.op()));
+        return new Pending(c.op, keys, position, Math.max(0L, nowNanos - c.watchedNanos),
+                OperationState.wasChecked(c.op));
     }
 }
