@@ -54,7 +54,9 @@ class FaultExecutorTest {
             assertThat(ops).allSatisfy(op -> {
                 assertThat(op.outcome()).isEqualTo(Outcome.EXPIRED);
                 assertThat(op.callbackCounts()).isEqualTo("1,1,0");
-                assertThat(op.expiredOn.getName()).isEqualTo("ExpirationReaper-rejecting");
+                // on the reaper, or (O5) on the submitting thread if the expiry landed while its submission
+                // still held the claim (a loaded machine can pause it past the 1-3 ms delay)
+                assertThat(op.expiredOn.getName()).isIn("ExpirationReaper-rejecting", Thread.currentThread().getName());
             });
             assertThat(((SystemTimer) EngineInternals.timer(p.engine().runtime())).failedTaskCount())
                     .as("refusals counted").isEqualTo(n);
