@@ -24,8 +24,12 @@ import java.util.function.BiFunction;
  */
 final class EngineSettings {
 
+    /** PurgatoryBuilder's DEFAULT_SHARDS and MAX_SHARDS, here so that the settings need no builder. */
+    static final int DEFAULT_SHARDS = 512;
+    static final int MAX_SHARDS = 1 << 16;
+
     final String name;
-    private int shards = PurgatoryBuilder.DEFAULT_SHARDS;
+    private int shards = DEFAULT_SHARDS;
     private boolean reaperEnabled = true;
     /** Whether reaperEnabled was given: a ManualTimer turns the reaper off unless it was asked for. */
     private boolean reaperGiven;
@@ -68,8 +72,8 @@ final class EngineSettings {
     }
 
     void shards(int shards) {
-        if (shards < 1 || shards > PurgatoryBuilder.MAX_SHARDS || Integer.bitCount(shards) != 1) {
-            throw new IllegalArgumentException("shards must be a power of two from 1 to " + PurgatoryBuilder.MAX_SHARDS
+        if (shards < 1 || shards > MAX_SHARDS || Integer.bitCount(shards) != 1) {
+            throw new IllegalArgumentException("shards must be a power of two from 1 to " + MAX_SHARDS
                     + ": " + shards);
         }
         this.shards = shards;

@@ -28,10 +28,10 @@ import java.util.function.Function;
 public final class PurgatoryBuilder<T extends DelayedOperation> {
 
     /** The default number of shards of a purgatory's key space, as Kafka's. */
-    public static final int DEFAULT_SHARDS = 512;
+    public static final int DEFAULT_SHARDS = EngineSettings.DEFAULT_SHARDS;
 
     /** The most shards a purgatory's key space may have. */
-    public static final int MAX_SHARDS = 1 << 16;
+    public static final int MAX_SHARDS = EngineSettings.MAX_SHARDS;
 
     /** The settings collected; a {@link DelayedFuturePurgatory} is built from them too. */
     final EngineSettings settings;
