@@ -284,7 +284,8 @@ class CloseWaitsTest {
         DelayedOperationPurgatory<DelayedOperation> p = DelayedOperationPurgatory.builder("close-joins-reaper")
                 .expirationExecutor(Runnable::run).build();
         CountDownLatch inExpiry = new CountDownLatch(1);
-        DelayedOperation op = new DelayedOperation(1) {
+        Thread submitter = Thread.currentThread();
+        DelayedOperation op = new DelayedOperation(50) {
             @Override
             protected boolean tryComplete() {
                 return false;
@@ -297,7 +298,9 @@ class CloseWaitsTest {
             @Override
             protected void onExpiration() { // on the reaper thread
                 inExpiry.countDown();
-                while (!p.isClosed()) { // until the closer has begun
+                // an expiry that lands while the submission still holds the claim is finished by the
+                // submitting thread (O5): the closer is not started yet, so it must not wait for it
+                while (Thread.currentThread() != submitter && !p.isClosed()) { // until the closer has begun
                     Thread.onSpinWait();
                 }
                 p.close(); // a second close, from a callback: returns at once, waiting for nothing (CloseOnce)
