@@ -45,14 +45,18 @@ public final class Invariants {
         invoke(check, target);
     }
 
+    /** {@code type}'s method {@code name}, declared there or on a superclass (a facade's shared base). */
     private static Method accessible(Class<?> type, String name) {
-        try {
-            Method method = type.getDeclaredMethod(name);
-            method.setAccessible(true);
-            return method;
-        } catch (NoSuchMethodException absent) {
-            return null;
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            try {
+                Method method = c.getDeclaredMethod(name);
+                method.setAccessible(true);
+                return method;
+            } catch (NoSuchMethodException absent) {
+                // look on the superclass
+            }
         }
+        return null;
     }
 
     private static Object invoke(Method method, Object target) {
