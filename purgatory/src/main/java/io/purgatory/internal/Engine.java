@@ -161,9 +161,9 @@ public final class Engine implements Owner, RuntimeCore.Member {
         if (Claims.tryOnce(op, progress)) { // 3. try again
             return true;
         }
-        if (timed && !OperationState.isSettled(op)) { // 4. the timeout
+        if (timed && !OperationState.isSettled(op)) { // 4. the timeout, from the watch time: one clock read
             try {
-                runtime.schedule(op);
+                runtime.schedule(op, now);
             } catch (IllegalStateException timerClosed) { // it can never expire now: settle as close would
                 closing.settleAsClose(op);
             }

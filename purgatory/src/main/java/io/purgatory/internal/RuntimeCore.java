@@ -262,6 +262,19 @@ public final class RuntimeCore {
         EntryAccess.get().schedule(timer, entry);
     }
 
+    /**
+     * As {@link #schedule(TimerEntry)}, due {@code entry}'s delay after {@code nowNanos}, this
+     * runtime's clock read by the caller; the timer reads it itself if there is no reading.
+     */
+    void schedule(TimerEntry entry, long nowNanos) {
+        if (nowNanos == UserCode.NO_TIME) {
+            schedule(entry);
+            return;
+        }
+        startDriver();
+        EntryAccess.get().schedule(timer, entry, clock, nowNanos);
+    }
+
     /** Takes {@code entry} off the timer, if it is on it. */
     public void unschedule(TimerEntry entry) {
         EntryAccess.get().cancel(timer, entry);

@@ -33,6 +33,8 @@ final class TimerEngine {
      * (E3) Times are relative to the origin and stay below 2^62 ms: a delay is capped at
      *      MAX_DELAY_MS; ManualTimer.advanceClock saturates the clock.
      * (E4) Never early: a deadline is ceil(now in ms) + delay; an entry runs once floor(now) >= it.
+     *      Now is read by the schedule, or given by its caller as its own reading of this clock
+     *      (a purgatory's watch time): the delay then counts from that reading.
      * (E5) No lost wake-up: a parking driver publishes wakeAtMs, then re-reads the inbox; a pusher
      *      pushes, then reads wakeAtMs. One of the two sees the other.
      * (E6) close marks, then sweeps under driverLock; from the mark on the driver cancels instead
@@ -101,6 +103,15 @@ final class TimerEngine {
 
     /** Schedules {@code entry} at now + its delay, or dispatches it at once if that is not in the future. */
     void schedule(TimerEntry entry) {
+        schedule(entry, clock, clock.nanoTime());
+    }
+
+    /**
+     * As {@link #schedule(TimerEntry)}, with {@code readNanos} as now if {@code readOn} is this
+     * engine's clock and {@code readNanos} was read from it (a caller's one reading, E4): else it
+     * reads the clock itself.
+     */
+    void schedule(TimerEntry entry, Clock readOn, long readNanos) {
         if (closed) {
             throw new IllegalStateException("timer '" + name + "' is closed");
         }
@@ -108,7 +119,7 @@ final class TimerEngine {
             throw new IllegalStateException("task " + entry + " belongs to timer '" + task.owner().name
                     + "', cannot add it to timer '" + name + "'");
         }
-        long now = nowNanos();
+        long now = (readOn == clock ? readNanos : clock.nanoTime()) - originNanos; // (E3)
         long delayMs = entry.delayMs();
         if (delayMs <= 0) {
             entry.deadlineMs = now / NANOS_PER_MS;

@@ -180,6 +180,11 @@ public abstract class TimerEntry {
         }
 
         @Override
+        public void schedule(Timer timer, TimerEntry entry, Clock readOn, long readNanos) {
+            engine(timer).schedule(entry, readOn, readNanos);
+        }
+
+        @Override
         public boolean cancel(Timer timer, TimerEntry entry) {
             return entry.cancelSchedule(engine(timer));
         }

@@ -1,5 +1,6 @@
 package io.purgatory.timer.internal;
 
+import io.purgatory.timer.Clock;
 import io.purgatory.timer.Timer;
 import io.purgatory.timer.TimerEntry;
 
@@ -57,6 +58,13 @@ public abstract class EntryAccess {
      * @throws IllegalArgumentException if {@code timer} is not one of this library's
      */
     public abstract void schedule(Timer timer, TimerEntry entry);
+
+    /**
+     * As {@link #schedule(Timer, TimerEntry)}, with {@code readNanos} as the time now if it was read
+     * from {@code readOn} and that is {@code timer}'s clock (the caller's one reading); else the
+     * timer reads its clock.
+     */
+    public abstract void schedule(Timer timer, TimerEntry entry, Clock readOn, long readNanos);
 
     /**
      * Cancels {@code entry}'s current schedule on {@code timer}; true iff this call ended a
