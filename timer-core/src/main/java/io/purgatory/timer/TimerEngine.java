@@ -103,7 +103,7 @@ final class TimerEngine {
 
     /** Schedules {@code entry} at now + its delay, or dispatches it at once if that is not in the future. */
     void schedule(TimerEntry entry) {
-        schedule(entry, clock, clock.nanoTime());
+        schedule(entry, null, 0L); // reads the clock after the checks
     }
 
     /**
