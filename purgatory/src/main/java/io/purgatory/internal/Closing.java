@@ -1,10 +1,10 @@
 package io.purgatory.internal;
 
 import io.purgatory.internal.Operation.Owner;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * How an engine closes: it marks itself closed, settles every submitted operation on its lists by
@@ -21,14 +21,15 @@ final class Closing {
      * (N3) The mark comes first, then the sweep of every list. A submission that links after the
      *      sweep read its list sees the mark before its second try and settles itself as close
      *      would.
-     * (N4) close returns once every operation the sweep found settled has finished (O5) and no
+     * (N4) close returns once every operation the sweeps found settled has finished (O5) and no
      *      expiry of this engine is in flight on another thread, when its thread may wait
      *      (CloseOnce), at most CloseOnce.WAIT_NANOS. It never waits for work on its own stack.
-     * (N5) Only the first close does the work; another follows CloseOnce. A first close that
-     *      stopped part way (a StackOverflowError from the caller's own deep stack) leaves `swept`
-     *      null, and the next close sweeps again: settles are idempotent. A later close that may
-     *      wait also waits as N4 for what the sweep found: the first may have been one that waits
-     *      for nothing (from a callback).
+     * (N5) Every close follows CloseOnce: a later close does the whole work again (settles are
+     *      idempotent) unless a close already did it all and saw everything finished. A close that
+     *      stopped part way (a StackOverflowError from the caller's own deep stack) or could not
+     *      wait (from a callback) is thus finished by the next. What a sweep found claimed stays in
+     *      `swept` until a close saw it finished, so a later close also waits for what an earlier
+     *      sweep settled; nothing else settled is kept.
      */
 
     private final Owner engine;
@@ -39,15 +40,10 @@ final class Closing {
     /** What the engine closes after the sweep: its facade's resources and its meters. */
     private final Runnable afterSweep;
     private final CloseOnce once;
-    /** Held by the mark and by whatever must not happen after it (a metrics binding). */
-    private final ReentrantLock lock = new ReentrantLock();
     /** Expiries of the engine's operations running now (N4). */
     private final AtomicInteger expiring = new AtomicInteger();
-    /**
-     * Of what a close's sweep found, once that close did all its work, those a later close waits
-     * for (awaitFinished); null until then, and another close sweeps again (N5).
-     */
-    private volatile List<Operation> swept;
+    /** What the sweeps found claimed by a try's holder, until a close saw it finished (N5); by identity. */
+    private volatile Set<Operation> swept = Set.of();
 
     Closing(Owner engine, WatcherList[] lists, int outcome, Runnable beforeSweep, Runnable afterSweep) {
         this.engine = engine;
@@ -69,25 +65,14 @@ final class Closing {
      * @throws IllegalStateException if a close began
      */
     void unlessClosed(Runnable change) {
-        lock.lock();
-        try {
-            if (once.isBegun()) {
-                throw new IllegalStateException("purgatory '" + engine.name() + "' is closed");
-            }
-            change.run();
-        } finally {
-            lock.unlock();
+        if (!once.unlessBegun(change)) {
+            throw new IllegalStateException("purgatory '" + engine.name() + "' is closed");
         }
     }
 
     /** Runs {@code change} holding off the mark: a close begins before it or after it. */
     void withMarkHeld(Runnable change) {
-        lock.lock();
-        try {
-            change.run();
-        } finally {
-            lock.unlock();
-        }
+        once.withMarkHeld(change);
     }
 
     /**
@@ -112,60 +97,33 @@ final class Closing {
 
     /** Closes the engine (N3, N4, N5); idempotent. */
     void close() {
-        boolean first;
-        lock.lock();
-        try {
-            first = once.mark();
-        } finally {
-            lock.unlock();
-        }
-        if (!first) {
-            once.awaitFirst();
-        }
-        if (first) {
-            try {
-                beforeSweep.run();
-                sweepAndAwait();
-            } finally {
-                once.done();
-            }
-        } else {
-            List<Operation> found = swept;
-            if (found == null) { // the first close stopped part way (N5)
-                sweepAndAwait();
-            } else {
-                swept = awaitFinished(found); // (N5): the first may have waited for nothing
-            }
-        }
+        once.close(this::closeWhole);
     }
 
-    private void sweepAndAwait() {
-        List<Operation> left = awaitFinished(sweep());
-        afterSweep.run();
-        swept = left; // last: a close cut short before it leaves `swept` null, and the next does the work (N5)
-    }
-
-    /**
-     * Waits as N4 for {@code found} and the expiries in flight, if this thread may; returns those
-     * of them a later close waits for (N5): none once it saw them all finished, else all of them.
-     */
-    private List<Operation> awaitFinished(List<Operation> found) {
+    /** A close's whole work (N3-N5); true iff it saw everything it waits for finished. */
+    private boolean closeWhole() {
+        beforeSweep.run();
+        Set<Operation> found = Collections.newSetFromMap(new IdentityHashMap<>());
+        found.addAll(swept);
+        sweep(found);
+        swept = found; // before the wait: a close cut short in it leaves them to the next (N5)
         InProgress progress = InProgress.current();
         int own = progress.expiriesOf(engine);
-        if (once.await(() -> noneBeingFinished(found, progress) && expiring.get() <= own,
-                CloseOnce.startNanos())) { // (N4)
-            return List.of();
+        boolean finished = once.await(() -> noneBeingFinished(found, progress) && expiring.get() <= own,
+                "a callback"); // (N4)
+        afterSweep.run();
+        if (finished) {
+            swept = Set.of(); // a closed engine keeps no reference to what it settled
         }
-        return found;
+        return finished;
     }
 
     /**
-     * Settles every submitted operation on the lists (N3); returns those of them a try's holder
-     * had claimed, the only ones a close may have to wait for (O5): the others are finished (or,
-     * settled, can no longer be claimed), so a closed engine keeps no reference to them.
+     * Settles every submitted operation on the lists (N3); adds to {@code claimed} those of them a
+     * try's holder had claimed, the only ones a close may have to wait for (O5): the others are
+     * finished (or, settled, can no longer be claimed), so a closed engine keeps no reference to them.
      */
-    private List<Operation> sweep() {
-        List<Operation> claimed = new ArrayList<>();
+    private void sweep(Set<Operation> claimed) {
         for (WatcherList list : lists) {
             for (Operation op : list.operations()) {
                 OperationState.settleNow(op, outcome);
@@ -174,11 +132,10 @@ final class Closing {
                 }
             }
         }
-        return claimed;
     }
 
     /** True iff no operation of {@code found} is being finished by a try's holder on another thread (O5). */
-    private static boolean noneBeingFinished(List<Operation> found, InProgress progress) {
+    private static boolean noneBeingFinished(Set<Operation> found, InProgress progress) {
         for (Operation op : found) {
             if (OperationState.isBeingFinishedByAHolder(op.state) && !progress.holdsClaim(op)) {
                 return false;

@@ -10,13 +10,11 @@ import io.purgatory.timer.TimerDriver;
 import io.purgatory.timer.TimerEntry;
 import io.purgatory.timer.TimerSettings;
 import io.purgatory.timer.internal.EntryAccess;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,21 +30,20 @@ public final class RuntimeCore {
      * Implementation notes.
      *
      * (P1) `members` holds every engine built on this runtime and not yet closed. One is added
-     *      only while the runtime is open (register and close's mark both hold `lock`), so close()
+     *      only while the runtime is open (register holds off close's mark, CloseOnce), so close()
      *      closes every engine that may still hold an operation; one is removed by its own close.
-     * (P2) The driver starts at most once, under `lock`, when anything is first put on the timer
+     * (P2) The driver starts at most once, holding off the mark, when anything is first put on the timer
      *      (schedule), never once the runtime is closed; close() reads it after the mark, so no
      *      driver outlives close(). Nothing the library schedules depends on a submission.
      * (P3) close() closes the engines before it stops the driver and the timer, each by its close
      *      policy, going on past a failure; it follows CloseOnce, so a close from a callback
-     *      neither waits for another close nor joins the driver it may be running on; a later
-     *      close that may wait then waits as the first would have: it closes those members again
-     *      (each waits as Closing N5 says) and joins the driver, members or none. A first close cut
-     *      short (a member's close threw, or a StackOverflowError from the caller's deep stack) is
-     *      finished by the next close, on any thread, as Closing N5 does: `whole` is set last.
+     *      neither waits for another close nor joins the driver it may be running on. Until a
+     *      close did all the work on a thread that may wait (every member's close returned), a
+     *      later close does it again, as Closing N5 does: it closes the members the first found
+     *      again (each waits as Closing N5 says) and joins the driver, members or none. So a first
+     *      close cut short (a member's close threw, or a StackOverflowError from the caller's deep
+     *      stack), or one that could not wait, is finished by the next.
      */
-
-    static final int DEFAULT_EXPIRATION_THREADS = 2;
     private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
 
     /** What a runtime drives and closes: the engine of a purgatory or of keyed waits on it (P1). */
@@ -68,17 +65,10 @@ public final class RuntimeCore {
     private final boolean driven;
     private final Clock clock;
     private final List<Member> members = new CopyOnWriteArrayList<>();
-    private final Object lock = new Object();
     private final CloseOnce once;
     /** The members the first close found, which a later close closes again (P3); null until it read them. */
     private volatile List<Member> found;
-    /** Set once the first close's thread left it, done or cut short (a StackOverflowError). */
-    private volatile boolean firstEnded;
-    /** Set once a close did all the work: every member's close returned, the timer closed (P3). */
-    private volatile boolean whole;
-    /** Set once a close that may wait did all the work: it waited for its members and joined the driver (P3). */
-    private volatile boolean waited;
-    /** Written under `lock` (P2); read without it. */
+    /** Written holding off the mark (P2); read without it. */
     private volatile TimerDriver driver;
 
     private RuntimeCore(String name, Timer timer, boolean ownsTimer, ExecutorService ownedExecutor, boolean driven,
@@ -95,35 +85,25 @@ public final class RuntimeCore {
     /**
      * A runtime on its own {@link SystemTimer} with {@code settings}, running expirations on
      * {@code executor}, or on {@code threads} threads of its own if that is null; with a driver
-     * thread iff {@code driven}.
-     */
-    public static RuntimeCore own(String name, TimerSettings settings, Clock clock, Executor executor, int threads,
-                                  TaskErrorHandler errors, boolean driven) {
-        refuseManualClock(clock);
-        ExecutorService owned = null;
-        if (executor == null) {
-            owned = new ThreadPoolExecutor(threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                    DaemonThreads.factory(name + "-expiration"));
-        }
-        SystemTimer own = SystemTimer.builder(name).settings(settings).clock(clock) // (U3)
-                .executor(owned != null ? owned : UserCode.asUserCode(executor))
-                .errorHandler(UserCode.asUserCode(errors)).build();
-        return new RuntimeCore(name, own, true, owned, driven, clock);
-    }
-
-    /**
-     * Refuses a {@link ManualClock} as the clock of an own timer: the timer's thread would settle
+     * thread iff {@code driven}. A {@link ManualClock} is refused: the timer's thread would settle
      * due operations some time after the test moved the clock, on that thread.
      *
      * @throws IllegalArgumentException if {@code clock} is a ManualClock
      */
-    private static void refuseManualClock(Clock clock) {
+    public static RuntimeCore own(String name, TimerSettings settings, Clock clock, Executor executor, int threads,
+                                  TaskErrorHandler errors, boolean driven) {
         if (clock instanceof ManualClock) {
             throw new IllegalArgumentException("clock: a ManualClock moves only when a test moves it, and the own"
                     + " timer's thread would then settle what is due later, on that thread. For deterministic tests"
                     + " give timer(new ManualTimer(clock)) instead and move time with ManualTimer.advanceClock:"
                     + " every due operation is then settled on the test's thread before it returns");
         }
+        ExecutorService owned = executor != null ? null
+                : Executors.newFixedThreadPool(threads, DaemonThreads.factory(name + "-expiration"));
+        SystemTimer own = SystemTimer.builder(name).settings(settings).clock(clock) // (U3)
+                .executor(owned != null ? owned : UserCode.asUserCode(executor))
+                .errorHandler(UserCode.asUserCode(errors)).build();
+        return new RuntimeCore(name, own, true, owned, driven, clock);
     }
 
     /** A runtime on {@code timer}, which it drives iff {@code driven} and never closes (its owner does). */
@@ -160,62 +140,20 @@ public final class RuntimeCore {
      * driver, closes the runtime's own timer and shuts its executor down (P3). Idempotent.
      */
     public void close() {
-        boolean first;
-        synchronized (lock) {
-            first = once.mark(); // (P1): nothing registers from here on
-        }
-        if (first) {
-            CloseOnce.bounded(this::closeFirst);
-            return;
-        }
-        once.awaitFirst();
-        if ((!whole && firstEnded) || (!waited && CloseOnce.mayWait())) {
-            CloseOnce.bounded(this::closeWhole); // the first stopped part way, or could not wait (P3)
-        }
-    }
-
-    /** The first close's work: its members' closes and the driver's stop share one bound (CloseOnce). */
-    private void closeFirst() {
-        try {
-            found = List.copyOf(members); // a later close closes them again if this one cannot finish (P3)
-            closeWhole();
-        } finally {
-            firstEnded = true;
-            once.done();
-        }
+        once.close(this::closeWhole);
     }
 
     /**
-     * Closes the members the first close found (each waits as its first would have, Closing N5),
-     * stops the driver, closes the own timer and shuts the executor down: the first close's work,
-     * or a later one's that finishes what the first could not (P3). Idempotent.
+     * A close's whole work (P3): closes the members the first close found (each waits as its first
+     * would have, Closing N5), going on past a failure, then stops the driver, closes the own timer
+     * and shuts the executor down. True iff every member's close returned, on a thread that may wait.
      */
-    private void closeWhole() {
-        long start = CloseOnce.startNanos();
-        List<Member> list = found;
-        boolean allClosed = closeAll(list != null ? list : List.copyOf(members), start);
-        if (ownsTimer) {
-            timer.close();
+    private boolean closeWhole() {
+        if (found == null) {
+            found = List.copyOf(members); // after the mark (P1): a later close closes them again (P3)
         }
-        if (ownedExecutor != null) {
-            ownedExecutor.shutdown();
-        }
-        if (allClosed) { // last: a close cut short before leaves them unset, and the next does the work
-            waited = waited || CloseOnce.mayWait();
-            whole = true;
-            if (waited) {
-                found = List.of(); // no close needs them again: a closed runtime holds no engine
-            }
-        }
-    }
-
-    /**
-     * Closes {@code list}'s members, going on past a failure, then stops the driver (P3); one bound
-     * from {@code start}. Returns false if a member's close threw (it may have stopped part way).
-     */
-    private boolean closeAll(List<Member> list, long start) {
         boolean allClosed = true;
-        for (Member member : list) {
+        for (Member member : found) {
             try {
                 member.close();
             } catch (RuntimeException | Error failure) {
@@ -226,9 +164,19 @@ public final class RuntimeCore {
         }
         TimerDriver started = driver; // (P2): none starts once the close marked
         if (started != null) {
-            started.close(CloseOnce.mayWait() ? TimeUnit.NANOSECONDS.toMillis(CloseOnce.leftNanos(start)) : 0L);
+            started.close(TimeUnit.NANOSECONDS.toMillis(CloseOnce.leftNanos()));
         }
-        return allClosed;
+        if (ownsTimer) {
+            timer.close();
+        }
+        if (ownedExecutor != null) {
+            ownedExecutor.shutdown();
+        }
+        if (allClosed && !UserCode.isRunning()) { // code the library called did not wait (CloseOnce)
+            found = List.of(); // no close does it again: a closed runtime holds no engine
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -237,12 +185,9 @@ public final class RuntimeCore {
      * @throws IllegalStateException if this runtime is closed
      */
     void register(Member engine) {
-        synchronized (lock) {
-            if (once.isBegun()) {
-                throw new IllegalStateException("runtime '" + name + "' is closed: cannot build purgatory '"
-                        + engine.name() + "' on it");
-            }
-            members.add(engine);
+        if (!once.unlessBegun(() -> members.add(engine))) {
+            throw new IllegalStateException("runtime '" + name + "' is closed: cannot build purgatory '"
+                    + engine.name() + "' on it");
         }
     }
 
@@ -287,13 +232,12 @@ public final class RuntimeCore {
 
     /** Starts the driver, if there is one and it is not started yet (P2). */
     void startDriver() {
-        if (!driven || driver != null) {
-            return;
-        }
-        synchronized (lock) {
-            if (driver == null && !once.isBegun()) {
-                driver = TimerDriver.start("ExpirationReaper-" + name, timer, this::runPurgePolicies);
-            }
+        if (driven && driver == null) {
+            once.unlessBegun(() -> {
+                if (driver == null) {
+                    driver = TimerDriver.start("ExpirationReaper-" + name, timer, this::runPurgePolicies);
+                }
+            });
         }
     }
 
@@ -325,6 +269,6 @@ public final class RuntimeCore {
 
     /** The members registered now (tests). */
     public List<Member> members() {
-        return new ArrayList<>(members);
+        return List.copyOf(members);
     }
 }
