@@ -333,7 +333,7 @@ class CloseBoundTest {
      * Promise 7: "a later close from a user's thread waits as the first would have ... The same
      * rule for a runtime's close and each purgatory's". The first runtime close comes from an
      * onExpiration of one of its purgatories (it waits for nothing); a later runtime close from a
-     * user's thread only waits for that first close (CloseOnce.awaitFirst) and returns while an
+     * user's thread used to wait only for that first close and return while an
      * expiry of the member is still running its callback on another expiration thread. (The same
      * case for a purgatory's close holds since b072747: MechanismPairsTest.)
      */

@@ -103,7 +103,7 @@ final class CloseOnce {
      * Runs {@code close} as a close on this thread: the closes it makes, nested, wait at most until
      * WAIT_NANOS after the outermost one began.
      */
-    static void bounded(Runnable close) {
+    private static void bounded(Runnable close) {
         InProgress progress = InProgress.current();
         long now = System.nanoTime(); // before the depth changes: nothing between it and the try may throw
         if (progress.closeDepth++ == 0) {

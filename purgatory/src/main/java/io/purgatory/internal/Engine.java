@@ -338,7 +338,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
     /** Closes the engine (Closing), its own runtime's stop within the same bound (CloseOnce); idempotent. */
     @Override
     public void close() {
-        CloseOnce.bounded(closing::close);
+        closing.close();
     }
 
     /** What the engine does before its close's sweep: leave the runtime, and close it if it is its own. */
