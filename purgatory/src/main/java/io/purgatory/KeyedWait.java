@@ -2,7 +2,6 @@ package io.purgatory;
 
 import io.purgatory.internal.EventRetention;
 import io.purgatory.internal.OperationState;
-import io.purgatory.internal.RecentEnds;
 import io.purgatory.internal.UserCode;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -42,7 +41,7 @@ final class KeyedWait<V> extends DelayedOperation {
      *      submission itself too, so the future is done when await returns, even inside another
      *      wait's callback, where its own callbacks run only after that callback returns (Q1).
      * (V4) A wait that times out or is cancelled, other than by its waits' close, records the end
-     *      on each of its keys (RecentEnds) in its callback, before it answers its future: so an
+     *      on each of its keys (EventRetention's X4) in its callback, before it answers its future: so an
      *      event handed over once the caller can see the timeout or the cancel finds the end, and
      *      is told late, not unanswered (KeyedEvents' X5).
      * (V5) A retained event a try reads is held from the read until the offer's verdict, and
@@ -69,7 +68,7 @@ final class KeyedWait<V> extends DelayedOperation {
     /** Where early events are kept; null if the waits retain none. */
     private final EventRetention<V> retention;
     /** Where the waits remember the ends that tell a late event; null if they tell none. */
-    private final RecentEnds ends;
+    private final EventRetention<?> ends;
     /** The one key, for early events and ends; null if the wait is on several keys or the waits need neither. */
     private final Object key;
     /** The keys of a wait on several, for early events and ends; null otherwise. */
@@ -85,7 +84,7 @@ final class KeyedWait<V> extends DelayedOperation {
      * A wait on {@code key}, or on {@code keys} if the key is null; {@code retention} and
      * {@code ends} may be null (the waits then keep no key of it).
      */
-    KeyedWait(long timeoutMs, EventRetention<V> retention, RecentEnds ends, Object key, Object[] keys,
+    KeyedWait(long timeoutMs, EventRetention<V> retention, EventRetention<?> ends, Object key, Object[] keys,
               Predicate<? super V> accept, Object fallback, long atLeast) {
         super(timeoutMs);
         this.retention = retention;
@@ -206,7 +205,7 @@ final class KeyedWait<V> extends DelayedOperation {
         RuntimeException failed = null; // a key that throws fails this callback, not its other keys' ends
         for (int i = 0, n = keys == null ? 1 : keys.length; i < n; i++) {
             try {
-                ends.ended(keys == null ? key : keys[i]);
+                ends.remember(keys == null ? key : keys[i]);
             } catch (RuntimeException keyFailure) {
                 failed = failed == null ? keyFailure : failed;
             }
