@@ -51,6 +51,18 @@ final class KeyedWait<V> extends DelayedOperation {
     /** The position of an event that carries none: it answers no positioned wait. */
     static final long NO_POSITION = Long.MIN_VALUE;
 
+    /**
+     * {@code position}, checked: {@link #NO_POSITION} means none, so it is no position an event or a wait can give.
+     *
+     * @throws IllegalArgumentException if it is {@code Long.MIN_VALUE}
+     */
+    static long position(long position) {
+        if (position == NO_POSITION) {
+            throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
+        }
+        return position;
+    }
+
     /** No answer yet; as a fallback, none. */
     static final Object NONE = new Object();
     /** The answer of a wait cancelled without one (V3). */
@@ -108,9 +120,10 @@ final class KeyedWait<V> extends DelayedOperation {
     /**
      * Answers the wait with {@code value}, an event at {@code position} (NO_POSITION if it has
      * none), if the wait is pending, the position reaches its own and its predicate accepts the
-     * value (V1, V2); true iff this call completed it.
+     * value (V1, V2); true iff this call completed it. The value is a V: the engine holds only the
+     * waits of one KeyedWaits, whose events are its V's.
      */
-    boolean offer(V value, long position) {
+    boolean offer(Object value, long position) {
         if (isCompleted() || (atLeast != NO_POSITION && position < atLeast) || !accepts(value)) {
             return false;
         }
@@ -235,8 +248,10 @@ final class KeyedWait<V> extends DelayedOperation {
         }
     }
 
-    private boolean accepts(V value) {
-        return accept == null || UserCode.test(accept, value, this); // a predicate that throws: "not this value"
+    private boolean accepts(Object value) {
+        @SuppressWarnings("unchecked") // an offered value is a V (offer)
+        V v = (V) value;
+        return accept == null || UserCode.test(accept, v, this); // a predicate that throws: "not this value"
     }
 
     /** The timeout's answer: the wait's time ran out, or its waits closed first. */

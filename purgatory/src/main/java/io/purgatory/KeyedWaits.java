@@ -1,7 +1,6 @@
 package io.purgatory;
 
 import io.purgatory.internal.KeyedEvents;
-import io.purgatory.internal.Operation;
 import io.purgatory.internal.Visit;
 import io.purgatory.internal.Visitor;
 import io.purgatory.internal.WatchKeys;
@@ -75,8 +74,8 @@ import java.util.function.Predicate;
 public final class KeyedWaits<K, V> extends EngineFacade {
 
     private final KeyedEvents<V> events;
-    private final Visitor offer = (op, value) -> offer(op, value, KeyedWait.NO_POSITION);
-    private final Visitor fail = KeyedWaits::fail;
+    private static final Visitor OFFER = (op, value) -> ((KeyedWait<?>) op).offer(value, KeyedWait.NO_POSITION);
+    private static final Visitor FAIL = (op, error) -> ((KeyedWait<?>) op).fail((Throwable) error);
 
     /**
      * Waits with {@code settings} (whose metrics are not set: the waits bind {@code metrics}, if not
@@ -149,7 +148,7 @@ public final class KeyedWaits<K, V> extends EngineFacade {
      * answered. After {@link #close()}, does nothing and returns 0.
      */
     public int complete(K key, V value) {
-        return handOver(key, value, KeyedWait.NO_POSITION, offer);
+        return handOver(key, value, KeyedWait.NO_POSITION, OFFER);
     }
 
     /**
@@ -161,11 +160,7 @@ public final class KeyedWaits<K, V> extends EngineFacade {
      * @throws IllegalArgumentException if {@code position} is {@code Long.MIN_VALUE}, which means "none"
      */
     public int complete(K key, V value, long position) {
-        Objects.requireNonNull(key, "key");
-        if (position == KeyedWait.NO_POSITION) {
-            throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
-        }
-        return handOver(key, value, position, (op, v) -> offer(op, v, position));
+        return handOver(key, value, KeyedWait.position(position), (op, v) -> ((KeyedWait<?>) op).offer(v, position));
     }
 
     private int handOver(K key, V value, long position, Visitor visitor) {
@@ -180,10 +175,7 @@ public final class KeyedWaits<K, V> extends EngineFacade {
     public int completeExceptionally(K key, Throwable error) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(error, "error");
-        if (engine.isClosed()) {
-            return 0;
-        }
-        return engine.visit(key, Visit.ALL, 0L, error, fail); // every wait, positioned or not
+        return engine.isClosed() ? 0 : engine.visit(key, Visit.ALL, 0L, error, FAIL); // every wait, positioned or not
     }
 
     /** Pending waits. O(1). */
@@ -266,16 +258,6 @@ public final class KeyedWaits<K, V> extends EngineFacade {
         return wait.answeredFuture();
     }
 
-    private static boolean offer(Operation op, Object value, long position) {
-        @SuppressWarnings("unchecked") // the engine holds only KeyedWait<V>, and complete takes a V
-        KeyedWait<Object> wait = (KeyedWait<Object>) op;
-        return wait.offer(value, position);
-    }
-
-    private static boolean fail(Operation op, Object error) {
-        return ((KeyedWait<?>) op).fail((Throwable) error);
-    }
-
     /**
      * One wait being described: its key (or keys), then optionally the predicate an event must
      * satisfy and the value to complete with at the timeout; {@link #await} submits it. Not
@@ -320,10 +302,7 @@ public final class KeyedWaits<K, V> extends EngineFacade {
                 throw new IllegalArgumentException("atLeast(position) waits on one key; this wait is on "
                         + keys.length);
             }
-            if (position == KeyedWait.NO_POSITION) {
-                throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
-            }
-            this.atLeast = position;
+            this.atLeast = KeyedWait.position(position);
             return this;
         }
 
