@@ -2,7 +2,6 @@ package io.purgatory;
 
 import io.purgatory.internal.EventRetention;
 import io.purgatory.internal.OperationState;
-import io.purgatory.internal.RecentEnds;
 import io.purgatory.internal.UserCode;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -42,7 +41,7 @@ final class KeyedWait<V> extends DelayedOperation {
      *      submission itself too, so the future is done when await returns, even inside another
      *      wait's callback, where its own callbacks run only after that callback returns (Q1).
      * (V4) A wait that times out or is cancelled, other than by its waits' close, records the end
-     *      on each of its keys (RecentEnds) in its callback, before it answers its future: so an
+     *      on each of its keys (EventRetention's X4) in its callback, before it answers its future: so an
      *      event handed over once the caller can see the timeout or the cancel finds the end, and
      *      is told late, not unanswered (KeyedEvents' X5).
      * (V5) A retained event a try reads is held from the read until the offer's verdict, and
@@ -51,6 +50,18 @@ final class KeyedWait<V> extends DelayedOperation {
 
     /** The position of an event that carries none: it answers no positioned wait. */
     static final long NO_POSITION = Long.MIN_VALUE;
+
+    /**
+     * {@code position}, checked: {@link #NO_POSITION} means none, so it is no position an event or a wait can give.
+     *
+     * @throws IllegalArgumentException if it is {@code Long.MIN_VALUE}
+     */
+    static long position(long position) {
+        if (position == NO_POSITION) {
+            throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
+        }
+        return position;
+    }
 
     /** No answer yet; as a fallback, none. */
     static final Object NONE = new Object();
@@ -69,7 +80,7 @@ final class KeyedWait<V> extends DelayedOperation {
     /** Where early events are kept; null if the waits retain none. */
     private final EventRetention<V> retention;
     /** Where the waits remember the ends that tell a late event; null if they tell none. */
-    private final RecentEnds ends;
+    private final EventRetention<?> ends;
     /** The one key, for early events and ends; null if the wait is on several keys or the waits need neither. */
     private final Object key;
     /** The keys of a wait on several, for early events and ends; null otherwise. */
@@ -85,7 +96,7 @@ final class KeyedWait<V> extends DelayedOperation {
      * A wait on {@code key}, or on {@code keys} if the key is null; {@code retention} and
      * {@code ends} may be null (the waits then keep no key of it).
      */
-    KeyedWait(long timeoutMs, EventRetention<V> retention, RecentEnds ends, Object key, Object[] keys,
+    KeyedWait(long timeoutMs, EventRetention<V> retention, EventRetention<?> ends, Object key, Object[] keys,
               Predicate<? super V> accept, Object fallback, long atLeast) {
         super(timeoutMs);
         this.retention = retention;
@@ -109,9 +120,10 @@ final class KeyedWait<V> extends DelayedOperation {
     /**
      * Answers the wait with {@code value}, an event at {@code position} (NO_POSITION if it has
      * none), if the wait is pending, the position reaches its own and its predicate accepts the
-     * value (V1, V2); true iff this call completed it.
+     * value (V1, V2); true iff this call completed it. The value is a V: the engine holds only the
+     * waits of one KeyedWaits, whose events are its V's.
      */
-    boolean offer(V value, long position) {
+    boolean offer(Object value, long position) {
         if (isCompleted() || (atLeast != NO_POSITION && position < atLeast) || !accepts(value)) {
             return false;
         }
@@ -206,7 +218,7 @@ final class KeyedWait<V> extends DelayedOperation {
         RuntimeException failed = null; // a key that throws fails this callback, not its other keys' ends
         for (int i = 0, n = keys == null ? 1 : keys.length; i < n; i++) {
             try {
-                ends.ended(keys == null ? key : keys[i]);
+                ends.remember(keys == null ? key : keys[i]);
             } catch (RuntimeException keyFailure) {
                 failed = failed == null ? keyFailure : failed;
             }
@@ -236,8 +248,10 @@ final class KeyedWait<V> extends DelayedOperation {
         }
     }
 
-    private boolean accepts(V value) {
-        return accept == null || UserCode.test(accept, value, this); // a predicate that throws: "not this value"
+    private boolean accepts(Object value) {
+        @SuppressWarnings("unchecked") // an offered value is a V (offer)
+        V v = (V) value;
+        return accept == null || UserCode.test(accept, v, this); // a predicate that throws: "not this value"
     }
 
     /** The timeout's answer: the wait's time ran out, or its waits closed first. */

@@ -1,16 +1,12 @@
 package io.purgatory;
 
-import io.purgatory.internal.Engine;
-import io.purgatory.internal.EventRetention;
 import io.purgatory.internal.KeyedEvents;
-import io.purgatory.internal.Operation;
 import io.purgatory.internal.Visit;
 import io.purgatory.internal.Visitor;
 import io.purgatory.internal.WatchKeys;
 import io.purgatory.timer.Timer;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -75,28 +71,33 @@ import java.util.function.Predicate;
  * @param <K> the key type
  * @param <V> the event value type
  */
-public final class KeyedWaits<K, V> implements Purgatory {
+public final class KeyedWaits<K, V> extends EngineFacade {
 
-    private final Engine engine;
     private final KeyedEvents<V> events;
-    private final Visitor offer = (op, value) -> offer(op, value, KeyedWait.NO_POSITION);
-    private final Visitor fail = KeyedWaits::fail;
+    private static final Visitor OFFER = (op, value) -> ((KeyedWait<?>) op).offer(value, KeyedWait.NO_POSITION);
+    private static final Visitor FAIL = (op, error) -> ((KeyedWait<?>) op).fail((Throwable) error);
 
     /**
-     * Waits with {@code settings}, retaining early events for {@code retainWindowMs} if positive,
+     * Waits with {@code settings} (whose metrics are not set: the waits bind {@code metrics}, if not
+     * null, once their events exist), retaining early events for {@code retainWindowMs} if positive,
      * telling late events within {@code lateWindowMs} if positive, and the unanswered ones to
      * {@code listener} if not null.
      */
-    KeyedWaits(EngineSettings settings, long retainWindowMs, int retainMaxEntries, long lateWindowMs, int lateMaxKeys,
-               UnansweredEventListener listener) {
+    KeyedWaits(EngineSettings settings, MetricsRecorderFactory metrics, long retainWindowMs, int retainMaxEntries,
+               long lateWindowMs, int lateMaxKeys, UnansweredEventListener listener) {
+        super(checkClosePolicy(settings));
+        this.events = new KeyedEvents<>(settings.name, engine.runtime(), retainWindowMs, retainMaxEntries,
+                lateWindowMs, lateMaxKeys, Bridges.events(listener));
+        Bridges.bindAtBuild(engine, metrics, events);
+    }
+
+    /** {@code settings}, unless their close policy is COMPLETE: no value to complete a keyed wait with. */
+    private static EngineSettings checkClosePolicy(EngineSettings settings) {
         if (settings.closePolicy == ClosePolicy.COMPLETE) {
             throw new IllegalArgumentException("closePolicy COMPLETE has no value to complete a keyed wait with:"
                     + " use EXPIRE (the timeout's answer) or CANCEL");
         }
-        this.engine = new Engine(settings.config(), this::dropEvents);
-        this.events = new KeyedEvents<>(settings.name, engine.runtime(), retainWindowMs, retainMaxEntries,
-                lateWindowMs, lateMaxKeys, Bridges.events(listener));
-        Bridges.bindAtBuild(engine, settings.metrics, events);
+        return settings;
     }
 
     /**
@@ -147,7 +148,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
      * answered. After {@link #close()}, does nothing and returns 0.
      */
     public int complete(K key, V value) {
-        return handOver(key, value, KeyedWait.NO_POSITION, offer);
+        return handOver(key, value, KeyedWait.NO_POSITION, OFFER);
     }
 
     /**
@@ -159,11 +160,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
      * @throws IllegalArgumentException if {@code position} is {@code Long.MIN_VALUE}, which means "none"
      */
     public int complete(K key, V value, long position) {
-        Objects.requireNonNull(key, "key");
-        if (position == KeyedWait.NO_POSITION) {
-            throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
-        }
-        return handOver(key, value, position, (op, v) -> offer(op, v, position));
+        return handOver(key, value, KeyedWait.position(position), (op, v) -> ((KeyedWait<?>) op).offer(v, position));
     }
 
     private int handOver(K key, V value, long position, Visitor visitor) {
@@ -178,10 +175,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
     public int completeExceptionally(K key, Throwable error) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(error, "error");
-        if (engine.isClosed()) {
-            return 0;
-        }
-        return engine.visit(key, Visit.ALL, 0L, error, fail); // every wait, positioned or not
+        return engine.isClosed() ? 0 : engine.visit(key, Visit.ALL, 0L, error, FAIL); // every wait, positioned or not
     }
 
     /** Pending waits. O(1). */
@@ -194,22 +188,6 @@ public final class KeyedWaits<K, V> implements Purgatory {
         return events.retention() == null ? 0 : events.retention().size();
     }
 
-    @Override
-    public List<PendingOperation> listPending(int limit, PendingOrder order, KeyRenderer keys) {
-        return OperatorViews.listPending(engine, limit, order, keys);
-    }
-
-    @Override
-    public List<TenantUsage> topTenants(int limit, KeyRenderer tenants) {
-        return OperatorViews.topTenants(engine, limit, tenants);
-    }
-
-    /** A snapshot of the counters of the waits: pending, completed, expired, cancelled... O(1). */
-    @Override
-    public PurgatoryStats stats() {
-        return Bridges.stats(engine);
-    }
-
     /**
      * Binds the metrics of the waits with {@code factory}: the purgatory's, the events that found
      * no wait ({@link MetricsSource#eventsUnanswered()}, {@link MetricsSource#eventsLate()}) and,
@@ -220,12 +198,6 @@ public final class KeyedWaits<K, V> implements Purgatory {
     @Override
     public void bindMetrics(MetricsRecorderFactory factory) {
         Bridges.bind(engine, factory, events);
-    }
-
-    /** Whether metrics are bound (and the waits not yet closed). */
-    @Override
-    public boolean hasMetrics() {
-        return engine.hasMetrics();
     }
 
     /**
@@ -243,18 +215,6 @@ public final class KeyedWaits<K, V> implements Purgatory {
         return events.retention() == null ? Duration.ZERO : Duration.ofMillis(events.retention().windowMs());
     }
 
-    /** The name of the waits: of their threads and meters. */
-    @Override
-    public String name() {
-        return engine.name();
-    }
-
-    /** True once {@link #close()} was called, here or by a runtime the waits were built on. */
-    @Override
-    public boolean isClosed() {
-        return engine.isClosed();
-    }
-
     /**
      * Answers every pending wait by the close policy (default: as its timeout would, else
      * cancelled), drops the retained events, stops the timer if it is the waits' own and removes
@@ -264,22 +224,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
      */
     @Override
     public void close() {
-        engine.close();
-    }
-
-    @Override
-    public String toString() {
-        return "KeyedWaits[" + engine.name() + ", pending=" + engine.counters().pending() + "]";
-    }
-
-    /** The engine under this facade (tests). */
-    Engine engine() {
-        return engine;
-    }
-
-    /** The retention of early events, or null (tests). */
-    EventRetention<V> retention() {
-        return events.retention();
+        super.close();
     }
 
     /** The events side: early events, recent ends, events that found no wait (tests). */
@@ -288,7 +233,8 @@ public final class KeyedWaits<K, V> implements Purgatory {
     }
 
     /** The engine's close, after its sweep: the early events and the recent ends go too. */
-    private void dropEvents() {
+    @Override
+    void engineClosed() {
         events.close();
     }
 
@@ -310,16 +256,6 @@ public final class KeyedWaits<K, V> implements Purgatory {
             return CompletableFuture.failedFuture(fullOrClosed);
         }
         return wait.answeredFuture();
-    }
-
-    private static boolean offer(Operation op, Object value, long position) {
-        @SuppressWarnings("unchecked") // the engine holds only KeyedWait<V>, and complete takes a V
-        KeyedWait<Object> wait = (KeyedWait<Object>) op;
-        return wait.offer(value, position);
-    }
-
-    private static boolean fail(Operation op, Object error) {
-        return ((KeyedWait<?>) op).fail((Throwable) error);
     }
 
     /**
@@ -366,10 +302,7 @@ public final class KeyedWaits<K, V> implements Purgatory {
                 throw new IllegalArgumentException("atLeast(position) waits on one key; this wait is on "
                         + keys.length);
             }
-            if (position == KeyedWait.NO_POSITION) {
-                throw new IllegalArgumentException("position must be above Long.MIN_VALUE: " + position);
-            }
-            this.atLeast = position;
+            this.atLeast = KeyedWait.position(position);
             return this;
         }
 

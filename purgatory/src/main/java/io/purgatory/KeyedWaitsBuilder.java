@@ -24,6 +24,8 @@ public final class KeyedWaitsBuilder {
     private long lateWindowMs;
     private int lateMaxKeys;
     private UnansweredEventListener unansweredListener;
+    /** Bound by the waits once their events exist, so not in the settings (whose metrics the engine's build binds). */
+    private MetricsRecorderFactory metrics;
 
     KeyedWaitsBuilder(String name) {
         this.settings = new EngineSettings(name);
@@ -112,7 +114,7 @@ public final class KeyedWaitsBuilder {
      * with {@code retainEvents}, the retention's (see {@link MetricsSource#retainsEvents()}).
      */
     public KeyedWaitsBuilder metrics(MetricsRecorderFactory factory) {
-        settings.metrics(factory);
+        this.metrics = Objects.requireNonNull(factory, "factory");
         return this;
     }
 
@@ -198,7 +200,7 @@ public final class KeyedWaitsBuilder {
     // and a W left to its bound (var) is the point: waits that take no key or value.
     @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
     public <W extends KeyedWaits<?, ?>> W build() {
-        return (W) new KeyedWaits<>(settings, retainWindowMs, retainMaxEntries, lateWindowMs, lateMaxKeys,
+        return (W) new KeyedWaits<>(settings, metrics, retainWindowMs, retainMaxEntries, lateWindowMs, lateMaxKeys,
                 unansweredListener);
     }
 }

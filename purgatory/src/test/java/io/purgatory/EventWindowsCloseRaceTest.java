@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The windows of early events and of late-event memory on a shared runtime's real timer, 1 ms
- * long, racing the waits' {@code close()} (EventRetention X1, X6; RecentEnds X4): events
+ * long, racing the waits' {@code close()} (EventRetention X1, X4, X6): events
  * completed, waits timing out and the close on separate threads; once the close returned and
  * the racers stopped, nothing of the waits is retained, remembered or left on the runtime's
  * timer, which goes on for the other members, and every wait is answered.

@@ -100,16 +100,16 @@ class KeyedWaitsRetentionStressTest {
             }
             PurgatoryStats stats = waits.stats();
             assertThat(stats.completed() + stats.completedAtOnce()).isEqualTo(keys);
-            assertThat(visitsAnswered.sum() + waits.retention().hits())
+            assertThat(visitsAnswered.sum() + waits.events().retention().hits())
                     .as("answered by the event's visit, else by a retained event").isEqualTo(keys);
             assertThat(stats.expired() + stats.cancelled()).isZero();
             assertThat(stats.pending()).isZero();
             assertThat(stats.watched()).isZero();
             assertThat(waits.retainedEvents()).as("every event still in its window").isEqualTo(keys);
-            assertThat(waits.retention().evicted()).isZero();
+            assertThat(waits.events().retention().evicted()).isZero();
             waits.engine().checkInvariants();
             System.out.printf("retention-race: %,d keys: %,d answered by the event's visit, %,d by a retained event"
-                    + " (%,d at once)%n", keys, visitsAnswered.sum(), waits.retention().hits(),
+                    + " (%,d at once)%n", keys, visitsAnswered.sum(), waits.events().retention().hits(),
                     stats.completedAtOnce());
         }
     }
@@ -217,7 +217,7 @@ class KeyedWaitsRetentionStressTest {
             assertThat(stats.completedAtOnce() + stats.expired()).isEqualTo(2L * keys);
             waits.engine().checkInvariants();
             System.out.printf("retention-window: %,d events, %,d evicted, %d retained at the end of the run%n",
-                    handedOver.get(), waits.retention().evicted(), retained);
+                    handedOver.get(), waits.events().retention().evicted(), retained);
         }
     }
 

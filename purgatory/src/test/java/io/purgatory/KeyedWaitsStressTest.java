@@ -236,7 +236,7 @@ class KeyedWaitsStressTest {
             assertThat(stats.cancelled()).as("cancelled: %s", stats).isEqualTo(endings[Ending.CANCELLED.ordinal()]);
             assertThat(stats.completed() + stats.completedAtOnce() + stats.expired() + stats.cancelled())
                     .as("every submitted wait settled once").isEqualTo(ledger.size());
-            long retainedHits = retain ? waits.retention().hits() : 0;
+            long retainedHits = retain ? waits.events().retention().hits() : 0;
             assertThat(eventCallsReturned.sum() + retainedHits)
                     .as("complete/completeExceptionally counts + retained hits = waits answered by events")
                     .isEqualTo(events);

@@ -49,7 +49,7 @@ class LateEventsBoundsTest {
         timer.advanceClock(1);
 
         assertThat(waits.events().ends().size()).isEqualTo(10);
-        assertThat(waits.events().ends().forgotten()).isEqualTo(4_990);
+        assertThat(waits.events().ends().evicted()).isEqualTo(4_990);
         assertThat(timer.size()).as("one timer entry per key remembered, none for those forgotten").isEqualTo(10);
         for (int i = 0; i < 5_000; i++) {
             assertThat(waits.complete("k" + i, "v")).isZero();

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Events that found no wait (KeyedEvents X5, EventRetention X3, RecentEnds X4, KeyedWait V4),
+ * Events that found no wait (KeyedEvents X5, EventRetention X3, X4, KeyedWait V4),
  * on a manual timer: each kind, told once; the late window's edge and its eviction; early events
  * told when they leave their window unused; a listener that throws changes nothing.
  */
@@ -132,7 +132,7 @@ class UnansweredEventsTest {
             timer.advanceClock(10);
         }
         assertThat(waits.events().ends().size()).isEqualTo(2);
-        assertThat(waits.events().ends().forgotten()).isOne();
+        assertThat(waits.events().ends().evicted()).isOne();
 
         waits.complete("o1", "v");
         waits.complete("o2", "v");

@@ -14,6 +14,10 @@ import java.util.function.BiConsumer;
  * {@code maxEntries} keys are kept; beyond, the oldest event is dropped (counted). Each event
  * leaves when its window ends, by an entry on the waits' own timer; one that leaves having
  * answered no wait is handed to the {@code unused} sink once. O(1) per event; thread-safe.
+ *
+ * <p>A second instance is the recent ends of waits (X4): the keys on which a wait timed out or
+ * was cancelled within the late window, each {@link #remember remembered} as an event with no
+ * value, accounted for at once, so none is ever handed out.
  */
 public final class EventRetention<V> {
 
@@ -36,6 +40,11 @@ public final class EventRetention<V> {
      *      flags and the verdict change together under this monitor, and the one change that
      *      makes an event unused hands it out, exactly once, to the sink, called after the
      *      monitor is released. An event dropped by close() is never handed out.
+     * (X4) The recent ends of waits are this map too, for the same reason (memory bounded by count
+     *      and by time): a key whose wait ended is put as an event that no thread holds and that is
+     *      accounted for, so it is never handed out; a newer end of its key replaces it, the
+     *      oldest is forgotten first beyond maxEntries (counted as evicted), and it leaves when its
+     *      window ends. An event handed over for such a key is told late (KeyedEvents' X5).
      * (X6) The end of an event's window is scheduled before the monitor is taken, never under it:
      *      a schedule with no delay left runs its entry on this thread at once, and that ends the
      *      window under this monitor. A window that ends before its event is put leaves it out of
@@ -70,7 +79,13 @@ public final class EventRetention<V> {
      */
     Event<V> retain(Object key, V value, long position) {
         Event<V> event = new Event<>(this, key, value, position, windowMs);
-        if (!schedule(runtime, name, event, "the timer refused an early event's window; the event is not retained")) {
+        try { // outside the monitor (X6)
+            runtime.schedule(event);
+        } catch (IllegalStateException timerClosed) {
+            return null; // the timer could never end its window: keep nothing
+        } catch (RuntimeException | Error timerFailure) { // a timer of the user's that throws: keep nothing
+            UserCode.log(name, "the timer refused the window of an early event or of a wait's end; it is not kept",
+                    timerFailure);
             return null;
         }
         Event<V> replacedUnused = null;
@@ -106,6 +121,19 @@ public final class EventRetention<V> {
             handOut(evictedUnused);
         }
         return kept ? event : null;
+    }
+
+    /** A wait on {@code key} timed out or was cancelled now: remember it for the window, never handed out (X4). */
+    public void remember(Object key) {
+        Event<V> end = retain(key, null, Long.MIN_VALUE);
+        if (end != null) {
+            release(end, true);
+        }
+    }
+
+    /** Whether {@code key} has an event (or an end) kept now. */
+    synchronized boolean contains(Object key) {
+        return events.containsKey(key);
     }
 
     /**
@@ -172,7 +200,7 @@ public final class EventRetention<V> {
         return hits.sum();
     }
 
-    /** Events dropped before their window ended, for capacity. */
+    /** Events (or ends) dropped before their window ended, for capacity. */
     public long evicted() {
         return evicted.sum();
     }
@@ -189,23 +217,6 @@ public final class EventRetention<V> {
             now = unusedNow(event);
         }
         handOut(now);
-    }
-
-    /**
-     * Schedules the end of a window, {@code task}, outside any monitor (X6); false if the timer
-     * will not take it (closed, or a timer of the user's that throws, logged as {@code refused}):
-     * then nothing is kept for the window, and the waits are still answered.
-     */
-    static boolean schedule(RuntimeCore runtime, String name, TimerTask task, String refused) {
-        try {
-            runtime.schedule(task);
-            return true;
-        } catch (IllegalStateException timerClosed) {
-            return false; // the timer could never end its window: keep nothing
-        } catch (RuntimeException | Error timerFailure) {
-            UserCode.log(name, refused, timerFailure);
-            return false;
-        }
     }
 
     /** {@code event}, just taken out of the map, leaves its window; returns it if that makes it unused (X3). */

@@ -14,7 +14,7 @@ public final class KeyedEvents<V> {
      * Implementation notes.
      *
      * (X5) Each event handed over is told at most once, as one kind: late on arrival if it
-     *      answered no wait and a wait on its key ended within the late window (RecentEnds);
+     *      answered no wait and a wait on its key ended within the late window (the ends, X4);
      *      else unanswered, on arrival if it was not retained, or when it leaves the retention
      *      unused (X3). A late event that is retained is accounted for, so never told unanswered
      *      after. Never tagged, logged or counted by key: the key goes to the listener only.
@@ -24,8 +24,8 @@ public final class KeyedEvents<V> {
     private final UserCode.EventListener listener;
     /** The early events, or null. */
     private final EventRetention<V> retention;
-    /** The recent ends of waits, or null: no event is then late. */
-    private final RecentEnds ends;
+    /** The recent ends of waits (X4), or null: no event is then late. */
+    private final EventRetention<Object> ends;
     private final LongAdder unanswered = new LongAdder();
     private final LongAdder late = new LongAdder();
 
@@ -40,7 +40,8 @@ public final class KeyedEvents<V> {
         this.listener = listener;
         this.retention = retainWindowMs > 0
                 ? new EventRetention<>(name, retainWindowMs, retainMaxEntries, runtime, this::unused) : null;
-        this.ends = lateWindowMs > 0 ? new RecentEnds(name, lateWindowMs, lateMaxKeys, runtime) : null;
+        this.ends = lateWindowMs > 0
+                ? new EventRetention<>(name, lateWindowMs, lateMaxKeys, runtime, (key, none) -> { }) : null; // (X4)
     }
 
     /**
@@ -54,7 +55,7 @@ public final class KeyedEvents<V> {
         try {
             int answered = engine.visit(key, Visit.REACHED, position, value, visitor);
             accounted = answered > 0;
-            if (!accounted && ends != null && ends.endedRecently(key)) {
+            if (!accounted && ends != null && ends.contains(key)) {
                 accounted = true;
                 late.increment();
                 tell(key, value, true);
@@ -74,8 +75,8 @@ public final class KeyedEvents<V> {
         return retention;
     }
 
-    /** The recent ends of waits, or null. */
-    public RecentEnds ends() {
+    /** The recent ends of waits (X4), or null. */
+    public EventRetention<Object> ends() {
         return ends;
     }
 
