@@ -48,16 +48,6 @@ final class PositionHeap {
         }
     }
 
-    /** Removes and returns the node of the lowest position if it is at most {@code position}; else null. */
-    PositionNode pollReached(long position) {
-        if (size == 0 || nodes[0].position > position) {
-            return null;
-        }
-        PositionNode first = nodes[0];
-        remove(first);
-        return first;
-    }
-
     PositionNode node(int i) {
         return nodes[i];
     }

@@ -170,10 +170,6 @@ final class Watchers extends Watching {
         return size == 0;
     }
 
-    int size() {
-        return size;
-    }
-
     /**
      * How many operations {@link #take} copies: those of the lists, but for the PositionNodes on
      * the node list if {@code skipReached}; and of the heap every one if {@code all}, else those at
@@ -205,20 +201,14 @@ final class Watchers extends Watching {
         for (int h = 0; all && h < heap.size(); h++) {
             into[i++] = heap.node(h).operation;
         }
-        for (PositionNode node = all ? null : heap.pollReached(position); node != null;
-                node = heap.pollReached(position)) {
+        while (!all && heap.size() > 0 && heap.node(0).position <= position) {
+            PositionNode node = heap.node(0);
+            heap.remove(node);
             node.index = PositionNode.ON_LIST;
             reachedOnList++;
             appendNode(node);
             into[i++] = node.operation;
         }
-    }
-
-    /** Every operation linked here, each list in its order (a copy). */
-    Operation[] all() {
-        Operation[] ops = new Operation[count(true, 0, false)];
-        take(true, 0, false, ops);
-        return ops;
     }
 
     /**
