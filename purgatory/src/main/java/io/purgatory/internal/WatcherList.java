@@ -180,14 +180,12 @@ final class WatcherList {
         int n;
         synchronized (this) {
             Watchers watchers = watchersByKey.get(key);
-            boolean all = mode == Visit.ALL;
-            boolean skipReached = mode == Visit.NEWLY_REACHED;
-            n = watchers == null ? 0 : watchers.count(all, position, skipReached);
+            n = watchers == null ? 0 : watchers.count(mode, position);
             if (n == 0) {
                 return 0;
             }
             ops = buffer != null && buffer.length >= n ? buffer : new Operation[n];
-            watchers.take(all, position, skipReached, ops);
+            watchers.take(mode, position, ops);
         }
         progress.copies = null; // a nested visit (from a callback) copies into an array of its own
         int settled = 0;
@@ -226,8 +224,8 @@ final class WatcherList {
     synchronized List<Operation> operations() {
         List<Operation> all = new ArrayList<>();
         for (Watchers watchers : watchersByKey.values()) {
-            Operation[] ops = new Operation[watchers.count(true, 0, false)];
-            watchers.take(true, 0, false, ops);
+            Operation[] ops = new Operation[watchers.count(Visit.ALL, 0)];
+            watchers.take(Visit.ALL, 0, ops);
             all.addAll(Arrays.asList(ops));
         }
         return all;
@@ -244,21 +242,22 @@ final class WatcherList {
         emptyKept = 0;
     }
 
-    /** Checks each list's links and (K5) (tests, in quiescence); returns {linked elements, non-empty keys}. */
-    synchronized long[] checkInvariants() {
-        long linked = 0;
-        long keys = 0;
-        int empty = 0;
+    /**
+     * Checks each list's links, (K5) and (K8) (tests, in quiescence); adds its linked elements to
+     * {@code totals[0]} and its non-empty keys to {@code totals[1]}.
+     */
+    synchronized void checkInvariants(long[] totals) {
+        int keys = 0;
         for (Watchers watchers : watchersByKey.values()) {
             int count = watchers.checkLinks(owner);
-            linked += count;
+            totals[0] += count;
             keys += count > 0 ? 1 : 0;
-            empty += count > 0 ? 0 : 1;
         }
-        if (empty != emptyKept) {
-            throw new IllegalStateException("(K5) " + empty + " kept empty lists, counted " + emptyKept);
+        if (watchersByKey.size() - keys != emptyKept) {
+            throw new IllegalStateException("(K5) " + (watchersByKey.size() - keys) + " kept empty lists, counted "
+                    + emptyKept);
         }
-        long activeKeys = 0;
+        totals[1] += keys;
         Watchers previous = active;
         for (Watchers w = active.activeNext; w != active; w = w.activeNext) {
             if (w.isEmpty() || w.activePrev != previous
@@ -266,11 +265,10 @@ final class WatcherList {
                 throw new IllegalStateException("(K8) broken list of active keys at " + w.key);
             }
             previous = w;
-            activeKeys++;
+            keys--;
         }
-        if (activeKeys != keys || previous != active.activePrev) {
-            throw new IllegalStateException("(K8) " + activeKeys + " active keys, " + keys + " non-empty");
+        if (keys != 0 || previous != active.activePrev) {
+            throw new IllegalStateException("(K8) the active keys are " + keys + " fewer than the non-empty ones");
         }
-        return new long[] {linked, keys};
     }
 }

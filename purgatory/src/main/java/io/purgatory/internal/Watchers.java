@@ -69,9 +69,7 @@ final class Watchers extends Watching {
         }
         int unlinked = 0;
         for (WatchNode node = (WatchNode) watching; node != null; node = node.nextOfOperation) {
-            if (node.watchers.watcherList.unlink(node.watchers, null, node)) {
-                unlinked++;
-            }
+            unlinked += node.watchers.watcherList.unlink(node.watchers, null, node) ? 1 : 0;
         }
         return unlinked;
     }
@@ -172,20 +170,22 @@ final class Watchers extends Watching {
 
     /**
      * How many operations {@link #take} copies: those of the lists, but for the PositionNodes on
-     * the node list if {@code skipReached}; and of the heap every one if {@code all}, else those at
-     * a position of at most {@code position}. O(that number).
+     * the node list if {@code mode} is NEWLY_REACHED; and of the heap every one if it is ALL, else
+     * those at a position of at most {@code position}. O(that number).
      */
-    int count(boolean all, long position, boolean skipReached) {
+    int count(Visit mode, long position) {
         int positioned = heap == null ? 0 : heap.size();
-        int lists = size - positioned - (skipReached ? reachedOnList : 0);
-        return lists + (all ? positioned : positioned == 0 ? 0 : heap.countReached(0, position));
+        int lists = size - positioned - (mode == Visit.NEWLY_REACHED ? reachedOnList : 0);
+        return lists + (mode == Visit.ALL ? positioned : positioned == 0 ? 0 : heap.countReached(0, position));
     }
 
     /**
      * Copies the operations {@link #count} counts into {@code into}: the list's, then the nodes',
-     * then the heap's; unless {@code all}, each heap node taken moves to the node list (K7).
+     * then the heap's; unless {@code mode} is ALL, each heap node taken moves to the node list (K7).
      */
-    void take(boolean all, long position, boolean skipReached, Operation[] into) {
+    void take(Visit mode, long position, Operation[] into) {
+        boolean all = mode == Visit.ALL;
+        boolean skipReached = mode == Visit.NEWLY_REACHED;
         int i = 0;
         for (Operation op = head; op != null; op = op.next) {
             into[i++] = op;
