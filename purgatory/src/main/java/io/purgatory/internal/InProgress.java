@@ -18,7 +18,8 @@ final class InProgress {
     private static final ThreadLocal<InProgress> CURRENT = ThreadLocal.withInitial(InProgress::new);
 
     final Callbacks callbacks = new Callbacks();
-    final CopyBuffer copies = new CopyBuffer();
+    /** The array a visit copies a key's operations into (WatcherList K6); null while a visit holds it. */
+    Operation[] copies = new Operation[16];
     /** Calls into user code on this thread's stack (UserCode). */
     int userCode;
     /** When the outermost close on this thread's stack began (System.nanoTime), if closeDepth > 0 (CloseOnce). */

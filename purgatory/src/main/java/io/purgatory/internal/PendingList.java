@@ -80,9 +80,9 @@ public final class PendingList {
         return list.kept.stream().sorted(ORDER).map(list::pending).toList();
     }
 
-    /** Walks the active keys from {@code first} (under their watcher list's lock). */
-    void walk(Watchers first) {
-        for (Watchers w = first; w != null; w = w.activeNext) {
+    /** Walks the active keys of the ring through {@code start}, not itself one (under their watcher list's lock). */
+    void walk(Watchers start) {
+        for (Watchers w = start.activeNext; w != start; w = w.activeNext) {
             if (!keeps(byDue ? w.activatedNanos + minDelayNanos : w.activatedNanos)) {
                 return; // (Watchers K8): no later key has an operation to keep
             }

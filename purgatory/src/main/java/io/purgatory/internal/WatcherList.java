@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.purgatory.internal.Operation.Owner;
 import io.purgatory.internal.Watchers.WatchNode;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -20,6 +21,8 @@ final class WatcherList {
 
     /** Emptied key lists a watcher list keeps for reuse (K5). */
     static final int MAX_EMPTY_KEPT = 16;
+    /** A visit's copy of at most this many operations goes back to its thread's buffer, for the next visit (K6). */
+    private static final int MAX_COPY_REUSED = 256;
 
     /*
      * Implementation notes.
@@ -47,16 +50,19 @@ final class WatcherList {
     private final PurgatoryCounters counters;
     /** The time keys become non-empty at (Watchers K8). */
     private final java.util.function.LongSupplier clock;
-    /** The non-empty keys, in the order they became non-empty (Watchers K8). */
+    /**
+     * The non-empty keys, in the order they became non-empty (Watchers K8): a ring through their
+     * active links that starts and ends at this keyless list, never in the map.
+     */
     @GuardedBy("this")
-    private Watchers activeHead;
-    @GuardedBy("this")
-    private Watchers activeTail;
+    private final Watchers active = new Watchers(null, this);
 
     WatcherList(Owner owner, PurgatoryCounters counters, java.util.function.LongSupplier clock) {
         this.owner = owner;
         this.counters = counters;
         this.clock = clock;
+        active.activePrev = active;
+        active.activeNext = active;
     }
 
     /**
@@ -93,41 +99,28 @@ final class WatcherList {
         if (!watchers.isEmpty()) {
             return UserCode.NO_TIME;
         }
-        Watchers last = activeTail;
+        Watchers last = active.activePrev;
         long now = clock.getAsLong();
-        watchers.activatedNanos = last != null && now - last.activatedNanos < 0 ? last.activatedNanos : now;
+        watchers.activatedNanos = last != active && now - last.activatedNanos < 0 ? last.activatedNanos : now;
         watchers.activePrev = last;
-        if (last == null) {
-            activeHead = watchers;
-        } else {
-            last.activeNext = watchers;
-        }
-        activeTail = watchers;
+        watchers.activeNext = active;
+        last.activeNext = watchers;
+        active.activePrev = watchers;
         return now == UserCode.NO_TIME ? UserCode.NO_TIME : watchers.activatedNanos;
     }
 
     /** Takes {@code watchers}, emptied, off the active keys (K8). */
     @GuardedBy("this")
     private void deactivate(Watchers watchers) {
-        Watchers p = watchers.activePrev;
-        Watchers n = watchers.activeNext;
-        if (p == null) {
-            activeHead = n;
-        } else {
-            p.activeNext = n;
-        }
-        if (n == null) {
-            activeTail = p;
-        } else {
-            n.activePrev = p;
-        }
+        watchers.activePrev.activeNext = watchers.activeNext;
+        watchers.activeNext.activePrev = watchers.activePrev;
         watchers.activePrev = null;
         watchers.activeNext = null;
     }
 
     /** Offers this list's pending operations to {@code pending}, under the lock (Watchers K8). */
     synchronized void collect(PendingList pending) {
-        pending.walk(activeHead);
+        pending.walk(active);
     }
 
     /** The key's list, created or reused (K5). */
@@ -181,20 +174,20 @@ final class WatcherList {
      * the first such failure is rethrown once all were visited.
      */
     int visit(Object key, Visit mode, long position, Object event, Visitor visitor) {
-        CopyBuffer copies = InProgress.current().copies;
+        InProgress progress = InProgress.current();
+        Operation[] buffer = progress.copies; // null while a visit further up this thread's stack holds it
         Operation[] ops;
         int n;
         synchronized (this) {
             Watchers watchers = watchersByKey.get(key);
-            boolean all = mode == Visit.ALL;
-            boolean skipReached = mode == Visit.NEWLY_REACHED;
-            n = watchers == null ? 0 : watchers.count(all, position, skipReached);
+            n = watchers == null ? 0 : watchers.count(mode, position);
             if (n == 0) {
                 return 0;
             }
-            ops = copies.take(n);
-            watchers.take(all, position, skipReached, ops);
+            ops = buffer != null && buffer.length >= n ? buffer : new Operation[n];
+            watchers.take(mode, position, ops);
         }
+        progress.copies = null; // a nested visit (from a callback) copies into an array of its own
         int settled = 0;
         Throwable failure = null;
         for (int i = 0; i < n; i++) {
@@ -206,7 +199,10 @@ final class WatcherList {
                 failure = failure == null ? visitFailure : failure;
             }
         }
-        copies.give(ops, n);
+        Arrays.fill(ops, 0, n, null); // the copy holds no operation once visited
+        if (buffer != null) {
+            progress.copies = n <= MAX_COPY_REUSED ? ops : buffer;
+        }
         if (failure instanceof Error error) {
             throw error;
         }
@@ -216,20 +212,11 @@ final class WatcherList {
         return settled;
     }
 
-    /** The operations watching {@code key}, each list in its order (a copy). */
-    synchronized Operation[] operationsOn(Object key) {
-        Watchers watchers = watchersByKey.get(key);
-        return watchers == null ? new Operation[0] : watchers.all();
-    }
-
     /** Cancels every submitted operation watching {@code key} (Engine N2); returns those this call cancelled. */
     List<Operation> cancelAll(Object key) {
         List<Operation> cancelled = new ArrayList<>();
-        for (Operation op : operationsOn(key)) {
-            if (OperationState.settleIfSubmitted(op, OperationState.CANCELLED)) {
-                cancelled.add(op);
-            }
-        }
+        visit(key, Visit.ALL, 0L, null,
+                (op, unused) -> OperationState.settleIfSubmitted(op, OperationState.CANCELLED) && cancelled.add(op));
         return cancelled;
     }
 
@@ -237,7 +224,9 @@ final class WatcherList {
     synchronized List<Operation> operations() {
         List<Operation> all = new ArrayList<>();
         for (Watchers watchers : watchersByKey.values()) {
-            all.addAll(List.of(watchers.all()));
+            Operation[] ops = new Operation[watchers.count(Visit.ALL, 0)];
+            watchers.take(Visit.ALL, 0, ops);
+            all.addAll(Arrays.asList(ops));
         }
         return all;
     }
@@ -253,33 +242,33 @@ final class WatcherList {
         emptyKept = 0;
     }
 
-    /** Checks each list's links and (K5) (tests, in quiescence); returns {linked elements, non-empty keys}. */
-    synchronized long[] checkInvariants() {
-        long linked = 0;
-        long keys = 0;
-        int empty = 0;
+    /**
+     * Checks each list's links, (K5) and (K8) (tests, in quiescence); adds its linked elements to
+     * {@code totals[0]} and its non-empty keys to {@code totals[1]}.
+     */
+    synchronized void checkInvariants(long[] totals) {
+        int keys = 0;
         for (Watchers watchers : watchersByKey.values()) {
             int count = watchers.checkLinks(owner);
-            linked += count;
+            totals[0] += count;
             keys += count > 0 ? 1 : 0;
-            empty += count > 0 ? 0 : 1;
         }
-        if (empty != emptyKept) {
-            throw new IllegalStateException("(K5) " + empty + " kept empty lists, counted " + emptyKept);
+        if (watchersByKey.size() - keys != emptyKept) {
+            throw new IllegalStateException("(K5) " + (watchersByKey.size() - keys) + " kept empty lists, counted "
+                    + emptyKept);
         }
-        long active = 0;
-        Watchers previous = null;
-        for (Watchers w = activeHead; w != null; w = w.activeNext) {
+        totals[1] += keys;
+        Watchers previous = active;
+        for (Watchers w = active.activeNext; w != active; w = w.activeNext) {
             if (w.isEmpty() || w.activePrev != previous
-                    || (previous != null && w.activatedNanos - previous.activatedNanos < 0)) {
+                    || (previous != active && w.activatedNanos - previous.activatedNanos < 0)) {
                 throw new IllegalStateException("(K8) broken list of active keys at " + w.key);
             }
             previous = w;
-            active++;
+            keys--;
         }
-        if (active != keys || previous != activeTail) {
-            throw new IllegalStateException("(K8) " + active + " active keys, " + keys + " non-empty");
+        if (keys != 0 || previous != active.activePrev) {
+            throw new IllegalStateException("(K8) the active keys are " + keys + " fewer than the non-empty ones");
         }
-        return new long[] {linked, keys};
     }
 }

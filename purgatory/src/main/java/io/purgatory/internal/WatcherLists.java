@@ -78,16 +78,13 @@ final class WatcherLists {
 
     /** Checks every list's invariants and the counters' gauges against them (tests, in quiescence). */
     void checkInvariants() {
-        long linked = 0;
-        long keys = 0;
+        long[] totals = new long[2]; // {linked elements, non-empty keys}
         for (WatcherList list : lists) {
-            long[] counts = list.checkInvariants();
-            linked += counts[0];
-            keys += counts[1];
+            list.checkInvariants(totals);
         }
-        if (linked != counters.entries() || keys != counters.keys()) {
+        if (totals[0] != counters.entries() || totals[1] != counters.keys()) {
             throw new IllegalStateException("(C2, C3) gauges disagree with the lists: entries " + counters.entries()
-                    + " vs " + linked + " linked; keys " + counters.keys() + " vs " + keys);
+                    + " vs " + totals[0] + " linked; keys " + counters.keys() + " vs " + totals[1]);
         }
     }
 }

@@ -2,13 +2,14 @@ package io.purgatory.internal;
 
 import io.purgatory.internal.Operation.Owner;
 import io.purgatory.internal.Operation.Watching;
+import java.util.Arrays;
 
 /**
  * The operations watching one key: those watching it alone, in an intrusive doubly linked list
  * through their own links; the nodes of those watching it among other keys (and of positioned
- * operations whose position was reached), in a second list; and a {@link PositionHeap} of those
- * waiting for the key's position. Guarded by its watcher list's lock ({@link WatcherList}). Link
- * and unlink are O(1) on the lists, O(log n) on the heap.
+ * operations whose position was reached), in a second list; and a binary min-heap by position
+ * of those waiting for the key's position. Guarded by its watcher list's lock ({@link WatcherList}).
+ * Link and unlink are O(1) on the lists, O(log n) on the heap.
  */
 final class Watchers extends Watching {
 
@@ -32,9 +33,13 @@ final class Watchers extends Watching {
      *      decrease along that list); every operation on it was watched at that time or later.
      *      So a walk of the active keys meets lower bounds of the operations' ages in order.
      * (K7) A positioned operation's PositionNode is in `heap` until a positional visit reaches
-     *      its position; that visit moves it to the end of the node list (index ON_LIST), under
-     *      the lock, and tries it once. On the list it is tried by every visit but later
-     *      positional checks, which skip it (`reachedOnList` counts them).
+     *      its position; that visit moves it to the end of the node list, under the lock, and
+     *      tries it once. On the list it is tried by every visit but later positional checks,
+     *      which skip the PositionNodes of the list.
+     * (H1) heap[0..positioned) are exactly the nodes in the heap, each at its own `index`, and no
+     *      node's position is below its parent's; slots from `positioned` on are null. So the
+     *      nodes at or below a position form a subtree at the root, found without looking at
+     *      any other node but its children. Add, remove and taking the lowest are O(log n).
      */
 
     final Object key;
@@ -45,10 +50,9 @@ final class Watchers extends Watching {
     private WatchNode nodeHead;
     private WatchNode nodeTail;
     private int size;
-    /** Null until the key's first positioned operation: most keys never have one (K7). */
-    private PositionHeap heap;
-    /** PositionNodes on the node list (K7). */
-    private int reachedOnList;
+    /** Null until the key's first positioned operation: most keys never have one (K7, H1). */
+    private PositionNode[] heap;
+    private int positioned;
     /** Its links on its watcher list's list of non-empty keys, in the order they became non-empty (K8). */
     Watchers activePrev;
     Watchers activeNext;
@@ -69,9 +73,7 @@ final class Watchers extends Watching {
         }
         int unlinked = 0;
         for (WatchNode node = (WatchNode) watching; node != null; node = node.nextOfOperation) {
-            if (node.watchers.watcherList.unlink(node.watchers, null, node)) {
-                unlinked++;
-            }
+            unlinked += node.watchers.watcherList.unlink(node.watchers, null, node) ? 1 : 0;
         }
         return unlinked;
     }
@@ -100,10 +102,11 @@ final class Watchers extends Watching {
     /** Links a node of {@code op} in the heap, to wait until this key's position reaches {@code position} (K7). */
     PositionNode linkAt(Operation op, long position, WatchNode chain) {
         PositionNode node = new PositionNode(op, this, position, chain);
-        if (heap == null) {
-            heap = new PositionHeap();
+        if (heap == null || positioned == heap.length) {
+            heap = heap == null ? new PositionNode[8] : Arrays.copyOf(heap, 2 * positioned);
         }
-        heap.add(node);
+        node.index = positioned++;
+        siftUp(node); // puts it in its slot
         size++;
         return node;
     }
@@ -133,17 +136,10 @@ final class Watchers extends Watching {
 
     /** Unlinks {@code node} if it is linked here (K1, K2, K7); returns true iff it was. */
     boolean unlink(WatchNode node) {
-        if (node instanceof PositionNode positioned) {
-            if (positioned.index >= 0) {
-                heap.remove(positioned);
-                size--;
-                return true;
-            }
-            if (positioned.index == PositionNode.UNLINKED) {
-                return false;
-            }
-            positioned.index = PositionNode.UNLINKED;
-            reachedOnList--;
+        if (node instanceof PositionNode inHeap && inHeap.index >= 0) {
+            unheap(inHeap);
+            size--;
+            return true;
         }
         WatchNode p = node.prev;
         if (p == null && nodeHead != node) {
@@ -170,26 +166,26 @@ final class Watchers extends Watching {
         return size == 0;
     }
 
-    int size() {
-        return size;
-    }
-
     /**
      * How many operations {@link #take} copies: those of the lists, but for the PositionNodes on
-     * the node list if {@code skipReached}; and of the heap every one if {@code all}, else those at
-     * a position of at most {@code position}. O(that number).
+     * the node list if {@code mode} is NEWLY_REACHED; and of the heap every one if it is ALL, else
+     * those at a position of at most {@code position}. O(that number).
      */
-    int count(boolean all, long position, boolean skipReached) {
-        int positioned = heap == null ? 0 : heap.size();
-        int lists = size - positioned - (skipReached ? reachedOnList : 0);
-        return lists + (all ? positioned : positioned == 0 ? 0 : heap.countReached(0, position));
+    int count(Visit mode, long position) {
+        int lists = size - positioned;
+        for (WatchNode n = nodeHead; mode == Visit.NEWLY_REACHED && n != null; n = n.next) {
+            lists -= n instanceof PositionNode ? 1 : 0;
+        }
+        return lists + (mode == Visit.ALL ? positioned : countReached(0, position));
     }
 
     /**
      * Copies the operations {@link #count} counts into {@code into}: the list's, then the nodes',
-     * then the heap's; unless {@code all}, each heap node taken moves to the node list (K7).
+     * then the heap's; unless {@code mode} is ALL, each heap node taken moves to the node list (K7).
      */
-    void take(boolean all, long position, boolean skipReached, Operation[] into) {
+    void take(Visit mode, long position, Operation[] into) {
+        boolean all = mode == Visit.ALL;
+        boolean skipReached = mode == Visit.NEWLY_REACHED;
         int i = 0;
         for (Operation op = head; op != null; op = op.next) {
             into[i++] = op;
@@ -199,26 +195,15 @@ final class Watchers extends Watching {
                 into[i++] = n.operation;
             }
         }
-        if (heap == null) {
-            return;
+        for (int h = 0; all && h < positioned; h++) {
+            into[i++] = heap[h].operation;
         }
-        for (int h = 0; all && h < heap.size(); h++) {
-            into[i++] = heap.node(h).operation;
-        }
-        for (PositionNode node = all ? null : heap.pollReached(position); node != null;
-                node = heap.pollReached(position)) {
-            node.index = PositionNode.ON_LIST;
-            reachedOnList++;
+        while (!all && positioned > 0 && heap[0].position <= position) {
+            PositionNode node = heap[0];
+            unheap(node);
             appendNode(node);
             into[i++] = node.operation;
         }
-    }
-
-    /** Every operation linked here, each list in its order (a copy). */
-    Operation[] all() {
-        Operation[] ops = new Operation[count(true, 0, false)];
-        take(true, 0, false, ops);
-        return ops;
     }
 
     /**
@@ -237,15 +222,15 @@ final class Watchers extends Watching {
                 pending.offer(n.operation, n, activatedNanos);
             }
         }
-        for (int h = 0; heap != null && h < heap.size(); h++) {
-            PositionNode n = heap.node(h);
+        for (int h = 0; h < positioned; h++) {
+            PositionNode n = heap[h];
             if (n.operation.watching == n) {
                 pending.offer(n.operation, n, activatedNanos);
             }
         }
     }
 
-    /** Checks (K1), (K7) and OperationState (O6) for this key (tests, in quiescence); returns the elements. */
+    /** Checks (K1), (K7), (H1) and OperationState (O6) for this key (tests, in quiescence); returns the elements. */
     int checkLinks(Owner owner) {
         int count = 0;
         Operation previous = null;
@@ -258,35 +243,99 @@ final class Watchers extends Watching {
             count++;
         }
         WatchNode previousNode = null;
-        int onList = 0;
         for (WatchNode n = nodeHead; n != null; n = n.next) {
             if (n.prev != previousNode || n.watchers != this
-                    || (n instanceof PositionNode p && p.index != PositionNode.ON_LIST)) {
+                    || (n instanceof PositionNode p && p.index != PositionNode.NOT_IN_HEAP)) {
                 throw new IllegalStateException("(K1, K7) broken node list for key " + key);
             }
-            onList += n instanceof PositionNode ? 1 : 0;
             checkOperation(n.operation, owner);
             previousNode = n;
             count++;
         }
-        if (onList != reachedOnList) {
-            throw new IllegalStateException("(K7) " + onList + " position nodes on the list of " + key + ", counted "
-                    + reachedOnList);
+        for (int i = 0; heap != null && i < heap.length; i++) {
+            PositionNode node = heap[i];
+            if (i >= positioned ? node != null : node.index != i || node.watchers != this
+                    || (i > 0 && heap[(i - 1) / 2].position > node.position)) {
+                throw new IllegalStateException("(H1) broken position heap for key " + key + " at " + i + " of "
+                        + positioned);
+            }
+            if (i < positioned) {
+                checkOperation(node.operation, owner);
+                count++;
+            }
         }
-        count += heap == null ? 0 : heap.check(this, owner);
         if (previous != tail || previousNode != nodeTail || count != size) {
             throw new IllegalStateException("(K1) watch list tail or size wrong for key " + key);
         }
         return count;
     }
 
-    void checkOperation(Operation op, Owner owner) {
+    private void checkOperation(Operation op, Owner owner) {
         if (op.owner == null || op.owner.engine() != owner) {
             throw new IllegalStateException("(O6) an operation on the list of " + key + " names owner " + op.owner);
         }
         if (OperationState.isSettled(op)) {
             throw new IllegalStateException("settled operation still watched on " + key);
         }
+    }
+
+    /** Takes {@code node} out of the heap (H1); its index becomes NOT_IN_HEAP. */
+    private void unheap(PositionNode node) {
+        int i = node.index;
+        PositionNode last = heap[--positioned];
+        heap[positioned] = null;
+        node.index = PositionNode.NOT_IN_HEAP;
+        if (last != node) {
+            last.index = i;
+            siftUp(last); // puts it in its slot
+            siftDown(last);
+        }
+    }
+
+    private void siftUp(PositionNode node) {
+        int i = node.index;
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            PositionNode p = heap[parent];
+            if (p.position <= node.position) {
+                break;
+            }
+            heap[i] = p;
+            p.index = i;
+            i = parent;
+        }
+        heap[i] = node;
+        node.index = i;
+    }
+
+    private void siftDown(PositionNode node) {
+        int i = node.index;
+        int half = positioned >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            PositionNode c = heap[child];
+            int right = child + 1;
+            if (right < positioned && heap[right].position < c.position) {
+                child = right;
+                c = heap[child];
+            }
+            if (node.position <= c.position) {
+                break;
+            }
+            heap[i] = c;
+            c.index = i;
+            i = child;
+        }
+        heap[i] = node;
+        node.index = i;
+    }
+
+    /** How many nodes of the heap's subtree at {@code i} wait for a position of at most {@code position} (H1). */
+    private int countReached(int i, long position) { // recursion depth: the heap's height, at most 31
+        if (i >= positioned || heap[i].position > position) {
+            return 0;
+        }
+        return 1 + countReached(2 * i + 1, position) + countReached(2 * i + 2, position);
     }
 
     private void appendNode(WatchNode node) {
@@ -324,19 +373,17 @@ final class Watchers extends Watching {
     /**
      * An operation's place on a key where it waits until the key's position reaches {@code position}.
      * Chained with the operation's other nodes as a {@link WatchNode} is. Until the position is
-     * reached it is in the key's {@link PositionHeap}; once a positional check has reached it, it is
-     * on the key's list of nodes, tried as a plainly watched node except by later positional checks.
+     * reached it is in the key's heap; once a positional check has reached it, it is on the key's
+     * list of nodes, tried as a plainly watched node except by later positional checks (K7).
      */
     static final class PositionNode extends WatchNode {
 
-        /** The index of a node on its key's list: reached, tried once by a positional check. */
-        static final int ON_LIST = -2;
-        /** The index of an unlinked node. */
-        static final int UNLINKED = -1;
+        /** The index of a node not in the heap: on its key's node list once reached (K7), or unlinked. */
+        static final int NOT_IN_HEAP = -1;
 
         final long position;
-        /** Its index in the heap, ON_LIST or UNLINKED; guarded by the watcher list's lock. */
-        int index = UNLINKED;
+        /** Its index in the heap, or NOT_IN_HEAP; guarded by the watcher list's lock. */
+        int index = NOT_IN_HEAP;
 
         PositionNode(Operation operation, Watchers watchers, long position, WatchNode nextOfOperation) {
             super(operation, watchers, nextOfOperation);
