@@ -77,11 +77,6 @@ public final class DelayedFuturePurgatory extends EngineFacade {
         return tryCompleteElseWatch(Timer.toMs(Objects.requireNonNull(timeout, "timeout")), futures, responseCallback);
     }
 
-    /** The number of pending operations. O(1). */
-    public int numDelayed() {
-        return engine.counters().pending();
-    }
-
     /** True once the completion thread has been started (tests). */
     synchronized boolean executorStarted() {
         return executor != null;
