@@ -37,8 +37,6 @@ public final class DelayedFuturePurgatory extends EngineFacade {
 
     @GuardedBy("this")
     private ExecutorService executor;
-    @GuardedBy("this")
-    private boolean closed;
 
     /** A purgatory with the defaults of {@link DelayedOperationPurgatory#DelayedOperationPurgatory(String)}. */
     public DelayedFuturePurgatory(String name) {
@@ -79,11 +77,6 @@ public final class DelayedFuturePurgatory extends EngineFacade {
         return tryCompleteElseWatch(Timer.toMs(Objects.requireNonNull(timeout, "timeout")), futures, responseCallback);
     }
 
-    /** The number of pending operations. O(1). */
-    public int numDelayed() {
-        return engine.counters().pending();
-    }
-
     /** True once the completion thread has been started (tests). */
     synchronized boolean executorStarted() {
         return executor != null;
@@ -97,14 +90,13 @@ public final class DelayedFuturePurgatory extends EngineFacade {
     /** The engine's close, after its sweep: nothing is left to wait for. */
     @Override
     synchronized void engineClosed() {
-        closed = true;
         if (executor != null) {
             executor.shutdown();
         }
     }
 
     private synchronized Executor executor() {
-        if (closed) {
+        if (engine.isClosed()) { // marked before the sweep and this facade's engineClosed, its last step
             return Runnable::run; // the engine settled the operation already: nothing left to wait for
         }
         if (executor == null) {

@@ -175,11 +175,6 @@ public final class DelayedOperationPurgatory<T extends DelayedOperation> extends
         return engine.counters().entries();
     }
 
-    /** The number of pending operations (watched, not yet settled) of this purgatory. O(1). */
-    public int numDelayed() {
-        return engine.counters().pending();
-    }
-
     /** The number of keys with at least one pending operation. O(1). */
     public int watchedKeys() {
         return engine.counters().keys();

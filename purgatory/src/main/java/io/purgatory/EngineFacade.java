@@ -52,6 +52,11 @@ abstract class EngineFacade implements Purgatory {
         Bridges.bind(engine, factory, null);
     }
 
+    /** The number of pending operations (watched, not yet settled) of this purgatory. O(1). */
+    public int numDelayed() {
+        return engine.counters().pending();
+    }
+
     /** Whether metrics are bound (and not yet closed). */
     @Override
     public boolean hasMetrics() {

@@ -106,10 +106,10 @@ final class EngineSettings {
 
     /**
      * Bounds each tenant's pending operations at {@code maxPendingPerTenant}, an operation's tenant
-     * being what {@code tenantOf} gives it and its first key.
+     * being what {@code tenantOf} gives it and its first key. The builders null-check the user's
+     * function before wrapping it in {@code tenantOf}.
      */
     void tenants(BiFunction<Operation, Object, Object> tenantOf, int maxPendingPerTenant) {
-        Objects.requireNonNull(tenantOf, "tenantOf");
         if (maxPendingPerTenant < 1) {
             throw new IllegalArgumentException("maxPendingPerTenant must be >= 1: " + maxPendingPerTenant);
         }

@@ -1,5 +1,7 @@
 package io.purgatory.internal;
 
+import java.util.ArrayDeque;
+
 /**
  * Runs the callbacks of settled operations, on the thread that finished the settle, in bounded
  * stack: a settle finished inside a callback on the same thread (an {@code onComplete} that
@@ -26,71 +28,43 @@ final class Callbacks {
      */
 
     private boolean running;
-    /** A ring of operations awaiting their callbacks (Q1). */
-    private Operation[] queue = new Operation[16];
-    private int head;
-    private int size;
-
-    /** The current thread's (InProgress keeps one per thread). */
-    static Callbacks current() {
-        return InProgress.current().callbacks;
-    }
+    /** The operations awaiting their callbacks, in the order their settles finished (Q1). */
+    private final ArrayDeque<Operation> queue = new ArrayDeque<>();
 
     /**
      * Runs {@code op}'s callbacks for {@code outcome}: now if no callback runs on this thread, or
      * if {@code now} (Q3); else after the one running (Q1).
      */
     static void run(Operation op, int outcome, boolean now) {
-        Callbacks callbacks = current();
+        InProgress progress = InProgress.current();
+        Callbacks callbacks = progress.callbacks;
         if (callbacks.running) {
             if (now) {
-                invoke(op, outcome);
+                invoke(op, outcome, progress);
             } else {
-                callbacks.offer(op);
+                callbacks.queue.add(op);
             }
             return;
         }
         callbacks.running = true;
         try {
-            invoke(op, outcome);
-            callbacks.drain();
+            invoke(op, outcome, progress);
+            for (Operation next = callbacks.queue.poll(); next != null; next = callbacks.queue.poll()) {
+                invoke(next, OperationState.outcome(next), progress);
+            }
         } finally {
             callbacks.running = false;
         }
     }
 
-    private void drain() {
-        while (size > 0) {
-            Operation op = queue[head];
-            queue[head] = null;
-            head = (head + 1) & (queue.length - 1);
-            size--;
-            invoke(op, OperationState.outcome(op));
-        }
-        head = 0;
-    }
-
-    private void offer(Operation op) {
-        if (size == queue.length) { // full: [head, end) then [0, head) into one twice the size
-            Operation[] bigger = new Operation[2 * size];
-            int firstPart = size - head;
-            System.arraycopy(queue, head, bigger, 0, firstPart);
-            System.arraycopy(queue, 0, bigger, firstPart, head);
-            head = 0;
-            queue = bigger;
-        }
-        queue[(head + size) & (queue.length - 1)] = op;
-        size++;
-    }
-
-    private static void invoke(Operation op, int outcome) {
+    private static void invoke(Operation op, int outcome, InProgress progress) {
         switch (outcome) {
-            case OperationState.COMPLETED -> UserCode.callback(op, UserCode.ON_COMPLETE);
+            case OperationState.COMPLETED -> UserCode.call(op, UserCode.ON_COMPLETE, progress);
             case OperationState.EXPIRED -> { // (Q2)
-                UserCode.callback(op, UserCode.ON_COMPLETE);
-                UserCode.callback(op, UserCode.ON_EXPIRATION);
+                UserCode.call(op, UserCode.ON_COMPLETE, progress);
+                UserCode.call(op, UserCode.ON_EXPIRATION, progress);
             }
-            default -> UserCode.callback(op, UserCode.ON_CANCEL);
+            default -> UserCode.call(op, UserCode.ON_CANCEL, progress);
         }
     }
 }

@@ -97,7 +97,7 @@ final class Claims {
         if (progress.lastClaimIsNested()) {
             progress.countNestedTry(op); // (O4)
         }
-        UserCode.tryComplete(op, progress);
+        UserCode.call(op, UserCode.TRY_COMPLETE, progress);
         return (op.state & (OUTCOME | BY_HOLDER)) == (COMPLETED | BY_HOLDER);
     }
 

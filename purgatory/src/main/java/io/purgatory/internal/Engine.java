@@ -326,7 +326,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
         closing.unlessClosed(metrics::beginBind);
         UserCode.Recorder created = null;
         try {
-            created = metrics.create(factory); // no lock held: a close need not wait for it
+            created = factory.get(); // no lock held: a close need not wait for it
         } finally {
             UserCode.Recorder made = created;
             closing.withMarkHeld(() -> metrics.endBind(made, closing.isMarked()));

@@ -1,7 +1,7 @@
 package io.purgatory.internal;
 
 import io.purgatory.internal.Operation.Owner;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 
 /**
@@ -26,8 +26,8 @@ final class InProgress {
     long closeStartNanos;
     /** Closes on this thread's stack: the outermost one's bound is every nested close's (CloseOnce). */
     int closeDepth;
-    private Operation[] claims = new Operation[4];
-    private int claimDepth;
+    /** The claims this thread holds, the last taken last. */
+    private final ArrayList<Operation> claims = new ArrayList<>(4);
     /** Checks and submissions on this thread's stack: the outermost one is the span of the counts below. */
     private int checkDepth;
     /**
@@ -35,8 +35,8 @@ final class InProgress {
      * submission) began; cleared when it ends. Null until the first nested claim.
      */
     private IdentityHashMap<Operation, int[]> nestedTries;
-    private Owner[] expiries = new Owner[2];
-    private int expiryDepth;
+    /** The owners of the expiries on this thread's stack, the innermost last. */
+    private final ArrayList<Owner> expiries = new ArrayList<>(2);
 
     private InProgress() {
     }
@@ -47,15 +47,12 @@ final class InProgress {
 
     /** This thread took {@code op}'s claim. */
     void holdClaim(Operation op) {
-        if (claimDepth == claims.length) {
-            claims = Arrays.copyOf(claims, 2 * claimDepth);
-        }
-        claims[claimDepth++] = op;
+        claims.add(op);
     }
 
     /** The claim taken last was given back. */
     void dropClaim() {
-        claims[--claimDepth] = null;
+        claims.remove(claims.size() - 1);
     }
 
     /** A check or a submission begins on this thread. */
@@ -72,8 +69,8 @@ final class InProgress {
 
     /** True iff {@code op}'s claim is held by this thread. */
     boolean holdsClaim(Operation op) {
-        for (int i = claimDepth - 1; i >= 0; i--) {
-            if (claims[i] == op) {
+        for (int i = claims.size() - 1; i >= 0; i--) {
+            if (claims.get(i) == op) { // by identity: an operation may override equals
                 return true;
             }
         }
@@ -82,7 +79,7 @@ final class InProgress {
 
     /** True iff the claim taken last was taken inside another (the outermost is not nested). */
     boolean lastClaimIsNested() {
-        return claimDepth > 1;
+        return claims.size() > 1;
     }
 
     /** Tries of {@code op} made under nested claims since the outermost check began. */
@@ -104,21 +101,18 @@ final class InProgress {
 
     /** An expiry of one of {@code owner}'s operations begins on this thread. */
     void beginExpiry(Owner owner) {
-        if (expiryDepth == expiries.length) {
-            expiries = Arrays.copyOf(expiries, 2 * expiryDepth);
-        }
-        expiries[expiryDepth++] = owner;
+        expiries.add(owner);
     }
 
     void endExpiry() {
-        expiries[--expiryDepth] = null;
+        expiries.remove(expiries.size() - 1);
     }
 
     /** How many expiries of {@code owner}'s operations are on this thread's stack. */
     int expiriesOf(Owner owner) {
         int n = 0;
-        for (int i = 0; i < expiryDepth; i++) {
-            if (expiries[i] == owner) {
+        for (Owner o : expiries) {
+            if (o == owner) {
                 n++;
             }
         }

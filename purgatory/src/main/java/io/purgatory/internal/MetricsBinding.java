@@ -1,9 +1,8 @@
 package io.purgatory.internal;
 
 import io.purgatory.timer.Clock;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A purgatory's binding to a metrics system: bound at most once, closed once, and what it records
@@ -14,8 +13,8 @@ final class MetricsBinding {
 
     private final String name;
     private final Clock clock;
-    /** Null until bound, and again once closed; written under the close's lock. */
-    private volatile UserCode.Recorder recorder;
+    /** Null until bound, and again once closed; bound under the close's lock. */
+    private final AtomicReference<UserCode.Recorder> recorder = new AtomicReference<>();
     /**
      * When the recorder was bound: operations watched before that clock reading are not timed.
      * Written before the recorder.
@@ -30,7 +29,7 @@ final class MetricsBinding {
     }
 
     boolean isBound() {
-        return recorder != null;
+        return recorder.get() != null;
     }
 
     /** The time an operation watched now starts from, or {@link UserCode#NO_TIME} if the clock failed. */
@@ -49,22 +48,15 @@ final class MetricsBinding {
             throw new IllegalStateException("metrics of purgatory '" + name + "' are being bound (by another"
                     + " call, or this is a MetricsRecorderFactory binding them again from inside create)");
         }
-        if (recorder != null) {
+        if (recorder.get() != null) {
             throw new IllegalStateException("metrics of purgatory '" + name + "' are already bound");
         }
         binding = true;
     }
 
     /**
-     * The second step, with no lock held, so that a close need not wait for the factory: creates
-     * the recorder. Whatever the factory throws reaches the caller.
-     */
-    UserCode.Recorder create(Supplier<UserCode.Recorder> factory) {
-        return Objects.requireNonNull(factory.get(), "the MetricsRecorderFactory returned no recorder");
-    }
-
-    /**
-     * The last step, under the close's lock again: binds {@code created} (null: the factory
+     * The last step, under the close's lock again, after the factory created the recorder with no
+     * lock held (so that a close need not wait for it): binds {@code created} (null: the factory
      * failed), unless the purgatory began to close meanwhile: then the recorder is closed and the
      * bind refused.
      *
@@ -80,12 +72,12 @@ final class MetricsBinding {
             throw new IllegalStateException("purgatory '" + name + "' closed while its metrics were being bound");
         }
         boundAtNanos = now();
-        recorder = created;
+        recorder.set(created);
     }
 
     /** Records the settle of a watched operation of word {@code state}; lateness for an expiry not made by a close. */
     void record(Operation op, int outcome, long state, boolean closing) {
-        UserCode.Recorder bound = recorder;
+        UserCode.Recorder bound = recorder.get();
         if (bound == null) {
             return;
         }
@@ -104,20 +96,9 @@ final class MetricsBinding {
 
     /** Closes the recorder, once, whoever else closes it meanwhile; no record follows. */
     void close() {
-        UserCode.Recorder bound = (UserCode.Recorder) RECORDER.getAndSet(this, null);
+        UserCode.Recorder bound = recorder.getAndSet(null);
         if (bound != null) {
             UserCode.run(bound::close, name, "its MetricsRecorder threw on close; the purgatory closed regardless");
-        }
-    }
-
-    private static final java.lang.invoke.VarHandle RECORDER;
-
-    static {
-        try {
-            RECORDER = java.lang.invoke.MethodHandles.lookup().findVarHandle(MetricsBinding.class, "recorder",
-                    UserCode.Recorder.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
         }
     }
 }

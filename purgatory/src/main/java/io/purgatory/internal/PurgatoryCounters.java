@@ -41,17 +41,13 @@ public final class PurgatoryCounters {
     /** An operation is watched on {@code keys} keys (C1, C2). */
     void watched(int keys) {
         watched.increment();
-        if (keys != 1) {
-            extraEntries.add(keys - 1);
-        }
+        add(extraEntries, keys - 1);
     }
 
     /** A watched operation's submission was undone: it is no longer watched on its {@code keys} keys. */
     void unwatched(int keys) {
         watched.decrement();
-        if (keys != 1) {
-            extraEntries.add(1 - keys);
-        }
+        add(extraEntries, 1 - keys);
     }
 
     /** An operation is settled with {@code outcome}; {@code keys} entries were unlinked if it was watched (C1, C2). */
@@ -68,12 +64,8 @@ public final class PurgatoryCounters {
      * list emptied and stays mapped (0, 1) or left the map (-1, 0); a purge swept one (-1, -1).
      */
     void keyListsChanged(int mapped, int empty) {
-        if (mapped != 0) {
-            keyLists.add(mapped);
-        }
-        if (empty != 0) {
-            emptyLists.add(empty);
-        }
+        add(keyLists, mapped);
+        add(emptyLists, empty);
     }
 
     void purged() {
@@ -157,6 +149,13 @@ public final class PurgatoryCounters {
     /** Failures of every callback. */
     public long callbackErrorTotal() {
         return Arrays.stream(callbackErrors).mapToLong(LongAdder::sum).sum();
+    }
+
+    /** Adds {@code delta} to {@code adder}, unless it is 0: an adder no event changes is never written. */
+    private static void add(LongAdder adder, long delta) {
+        if (delta != 0) {
+            adder.add(delta);
+        }
     }
 
     /** {@code v} as an int gauge: clamped to 0 and Integer.MAX_VALUE. */

@@ -99,26 +99,15 @@ public final class UserCode {
     }
 
     /**
-     * Runs {@code op}'s tryComplete; what it throws is reported and counts as "not yet" (U1, U2).
-     * {@code progress} is the current thread's: the caller's, so a try looks up no thread-local.
+     * Runs {@code callback} of {@code op} (TRY_COMPLETE, ON_COMPLETE, ON_EXPIRATION or ON_CANCEL);
+     * what it throws is reported, and a try that threw counts as "not yet" (U1, U2).
+     * {@code progress} is the current thread's: the caller's, so a call looks up no thread-local.
      */
-    static void tryComplete(Operation op, InProgress progress) {
-        progress.userCode++;
-        try {
-            op.tryComplete();
-        } catch (Throwable error) {
-            failed(op, TRY_COMPLETE, error);
-        } finally {
-            progress.userCode--;
-        }
-    }
-
-    /** Runs {@code op}'s {@code callback} (ON_COMPLETE, ON_EXPIRATION or ON_CANCEL). */
-    static void callback(Operation op, int callback) {
-        InProgress progress = InProgress.current();
+    static void call(Operation op, int callback, InProgress progress) {
         progress.userCode++;
         try {
             switch (callback) {
+                case TRY_COMPLETE -> op.tryComplete();
                 case ON_COMPLETE -> op.onComplete();
                 case ON_EXPIRATION -> op.onExpiration();
                 default -> op.onCancel();
@@ -132,8 +121,7 @@ public final class UserCode {
 
     /** Whether {@code predicate} accepts {@code value} for {@code op}; one that throws rejects it (U2). */
     public static <V> boolean test(Predicate<? super V> predicate, V value, Operation op) {
-        InProgress progress = InProgress.current();
-        progress.userCode++;
+        InProgress progress = enter();
         try {
             return predicate.test(value);
         } catch (Throwable error) {
@@ -146,8 +134,7 @@ public final class UserCode {
 
     /** Runs a call into user code that returns nothing; what it throws is logged as {@code what} (U1). */
     static void run(Runnable call, String purgatory, String what) {
-        InProgress progress = InProgress.current();
-        progress.userCode++;
+        InProgress progress = enter();
         try {
             call.run();
         } catch (Throwable error) {
@@ -163,8 +150,7 @@ public final class UserCode {
      */
     static Executor asUserCode(Executor executor) {
         return command -> {
-            InProgress progress = InProgress.current();
-            progress.userCode++;
+            InProgress progress = enter();
             try {
                 executor.execute(command);
             } finally {
@@ -176,8 +162,7 @@ public final class UserCode {
     /** {@code handler}, given by the user to a timer the library drives, as user code (U3); the timer contains it. */
     static TaskErrorHandler asUserCode(TaskErrorHandler handler) {
         return (task, error) -> {
-            InProgress progress = InProgress.current();
-            progress.userCode++;
+            InProgress progress = enter();
             try {
                 handler.onError(task, error);
             } finally {
@@ -188,8 +173,7 @@ public final class UserCode {
 
     /** {@code observer}'s handle for a wait that starts; null if it threw (logged, U1). */
     static Object started(Observer observer, String purgatory, Object[] keys, long timeoutMs) {
-        InProgress progress = InProgress.current();
-        progress.userCode++;
+        InProgress progress = enter();
         try {
             return observer.started(purgatory, keys, timeoutMs);
         } catch (Throwable error) {
@@ -202,8 +186,7 @@ public final class UserCode {
 
     /** Tells {@code observer} a wait ended; a failure is logged (U1). */
     static void ended(Observer observer, Object handle, Operation op, int end, Throwable failure, String purgatory) {
-        InProgress progress = InProgress.current();
-        progress.userCode++;
+        InProgress progress = enter();
         try {
             observer.ended(handle, op, end, failure);
         } catch (Throwable error) {
@@ -215,8 +198,7 @@ public final class UserCode {
 
     /** Records a settle with {@code recorder}, and its lateness if not negative; a failure is logged (U1). */
     static void recordSettled(Recorder recorder, int outcome, long waitedNanos, long latenessNanos, String purgatory) {
-        InProgress progress = InProgress.current();
-        progress.userCode++;
+        InProgress progress = enter();
         try {
             recorder.recordSettled(outcome, waitedNanos);
             if (latenessNanos >= 0) {
@@ -231,8 +213,7 @@ public final class UserCode {
 
     /** What {@code renderer} makes of {@code value}; {@code "?"} if it threw or gave null (logged, U1). */
     public static String render(Function<Object, String> renderer, Object value, String purgatory) {
-        InProgress progress = InProgress.current();
-        progress.userCode++;
+        InProgress progress = enter();
         try {
             String shown = renderer.apply(value);
             return shown != null ? shown : "?";
@@ -250,8 +231,7 @@ public final class UserCode {
      * @throws IllegalArgumentException carrying what it threw
      */
     static Object tenantOf(BiFunction<Operation, Object, Object> tenantOf, Operation op, Object firstKey) {
-        InProgress progress = InProgress.current();
-        progress.userCode++;
+        InProgress progress = enter();
         try {
             return tenantOf.apply(op, firstKey);
         } catch (Throwable error) {
@@ -279,8 +259,7 @@ public final class UserCode {
      * failure (U1, U2). Never throws.
      */
     static void report(Failures failures, String purgatory, Operation op, int callback, Throwable error) {
-        InProgress progress = InProgress.current();
-        progress.userCode++;
+        InProgress progress = enter();
         try {
             failures.failed(purgatory, op, callback, error);
         } catch (Throwable handlerError) {
@@ -316,6 +295,13 @@ public final class UserCode {
         } catch (Throwable loggingFailed) {
             // (U1): nothing is left to tell it to
         }
+    }
+
+    /** The current thread's InProgress, counting one more call into user code (U3): the caller uncounts it. */
+    private static InProgress enter() {
+        InProgress progress = InProgress.current();
+        progress.userCode++;
+        return progress;
     }
 
     /** Counts and reports a failure of {@code op}'s own code (U2); never throws (U1). */
