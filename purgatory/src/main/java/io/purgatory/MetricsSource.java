@@ -2,6 +2,7 @@ package io.purgatory;
 
 import io.purgatory.OperationErrorHandler.Callback;
 import io.purgatory.internal.Engine;
+import io.purgatory.internal.EventRetention;
 import io.purgatory.internal.KeyedEvents;
 import io.purgatory.internal.OperationState;
 
@@ -16,10 +17,13 @@ public final class MetricsSource {
     private final Engine engine;
     /** The events of keyed waits, or null. */
     private final KeyedEvents<?> events;
+    /** Their early events' retention, or null. */
+    private final EventRetention<?> retention;
 
     MetricsSource(Engine engine, KeyedEvents<?> events) {
         this.engine = engine;
         this.events = events;
+        this.retention = events == null ? null : events.retention();
     }
 
     /** The purgatory's name: the one tag its metrics carry. Never a key. */
@@ -103,7 +107,7 @@ public final class MetricsSource {
 
     /** Whether this is a {@link KeyedWaits} that retains early events: the three reads below are then live. */
     public boolean retainsEvents() {
-        return events != null && events.retains();
+        return retention != null;
     }
 
     /**
@@ -116,17 +120,17 @@ public final class MetricsSource {
 
     /** Early events retained now (a gauge); 0 without retention. */
     public long eventsRetained() {
-        return events == null ? 0 : events.retained();
+        return retention == null ? 0 : retention.size();
     }
 
     /** Waits answered at registration by a retained event; 0 without retention. */
     public long eventsRetainedHits() {
-        return events == null ? 0 : events.hits();
+        return retention == null ? 0 : retention.hits();
     }
 
     /** Retained events dropped before their window ended, for capacity; 0 without retention. */
     public long eventsEvicted() {
-        return events == null ? 0 : events.evicted();
+        return retention == null ? 0 : retention.evicted();
     }
 
     /**

@@ -103,26 +103,6 @@ public final class KeyedEvents<V> {
         }
     }
 
-    /** Whether early events are retained. */
-    public boolean retains() {
-        return retention != null;
-    }
-
-    /** Early events retained now. */
-    public long retained() {
-        return retention == null ? 0 : retention.size();
-    }
-
-    /** Waits answered at registration by a retained event. */
-    public long hits() {
-        return retention == null ? 0 : retention.hits();
-    }
-
-    /** Retained events dropped before their window ended, for capacity. */
-    public long evicted() {
-        return retention == null ? 0 : retention.evicted();
-    }
-
     /** Events that answered no wait and were not late. */
     public long unanswered() {
         return unanswered.sum();
