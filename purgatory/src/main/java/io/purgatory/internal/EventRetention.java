@@ -80,7 +80,7 @@ public final class EventRetention<V> {
     Event<V> retain(Object key, V value, long position) {
         Event<V> event = new Event<>(this, key, value, position, windowMs);
         try { // outside the monitor (X6)
-            runtime.schedule(event);
+            runtime.schedule(event, UserCode.NO_TIME);
         } catch (IllegalStateException timerClosed) {
             return null; // the timer could never end its window: keep nothing
         } catch (RuntimeException | Error timerFailure) { // a timer of the user's that throws: keep nothing

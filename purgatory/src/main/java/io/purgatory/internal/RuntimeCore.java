@@ -198,26 +198,14 @@ public final class RuntimeCore {
 
     /**
      * Puts {@code entry} on the timer without waiting for back-pressure, starting the driver if it
-     * is not running yet (P2).
+     * is not running yet (P2): due its delay after {@code nowNanos}, this runtime's clock read by
+     * the caller, or after the timer's own reading if that is {@code UserCode.NO_TIME} (none).
      *
      * @throws IllegalStateException if the timer is closed
      */
-    public void schedule(TimerEntry entry) {
+    public void schedule(TimerEntry entry, long nowNanos) {
         startDriver();
-        EntryAccess.get().schedule(timer, entry);
-    }
-
-    /**
-     * As {@link #schedule(TimerEntry)}, due {@code entry}'s delay after {@code nowNanos}, this
-     * runtime's clock read by the caller; the timer reads it itself if there is no reading.
-     */
-    void schedule(TimerEntry entry, long nowNanos) {
-        if (nowNanos == UserCode.NO_TIME) {
-            schedule(entry);
-            return;
-        }
-        startDriver();
-        EntryAccess.get().schedule(timer, entry, clock, nowNanos);
+        EntryAccess.get().schedule(timer, entry, nowNanos == UserCode.NO_TIME ? null : clock, nowNanos);
     }
 
     /** Takes {@code entry} off the timer, if it is on it. */

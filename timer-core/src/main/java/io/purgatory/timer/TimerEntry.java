@@ -175,11 +175,6 @@ public abstract class TimerEntry {
         }
 
         @Override
-        public void schedule(Timer timer, TimerEntry entry) {
-            engine(timer).schedule(entry);
-        }
-
-        @Override
         public void schedule(Timer timer, TimerEntry entry, Clock readOn, long readNanos) {
             engine(timer).schedule(entry, readOn, readNanos);
         }

@@ -52,17 +52,9 @@ public abstract class EntryAccess {
     public abstract void awaitBackPressure(Timer timer);
 
     /**
-     * Schedules {@code entry} on {@code timer} as {@link Timer#add} does, but never waits for the
-     * timer's back-pressure: the library's own entries are not held back.
-     *
-     * @throws IllegalArgumentException if {@code timer} is not one of this library's
-     */
-    public abstract void schedule(Timer timer, TimerEntry entry);
-
-    /**
-     * As {@link #schedule(Timer, TimerEntry)}, with {@code readNanos} as the time now if it was read
-     * from {@code readOn} and that is {@code timer}'s clock (the caller's one reading); else the
-     * timer reads its clock.
+     * Schedules {@code entry} on {@code timer}, with {@code readNanos} as the time now if it was
+     * read from {@code readOn} and that is {@code timer}'s clock (the caller's one reading); else
+     * (a null {@code readOn}, another clock) the timer reads its clock.
      */
     public abstract void schedule(Timer timer, TimerEntry entry, Clock readOn, long readNanos);
 
