@@ -227,4 +227,70 @@ class ChangedMechanismsMeetTest {
             timer.close();
         }
     }
+
+    /*
+     * A shared runtime's close closes keyed waits through their engine: the waits' early events
+     * and remembered ends are dropped with it (engineClosed), their windows taken off the timer,
+     * and a wait after the close fails its future instead of throwing.
+     */
+    @Test
+    void runtimeClose_keyedWaitsWithEarlyEventsAndEnds_dropsThemAndTakesTheirWindowsOffTheTimer() {
+        ManualTimer timer = new ManualTimer();
+        PurgatoryRuntime runtime = PurgatoryRuntime.builder("drops-events").timer(timer).build();
+        KeyedWaits<String, String> waits = KeyedWaits.builder("events-on-runtime").runtime(runtime)
+                .retainEvents(Duration.ofMinutes(1), 100).lateEvents(Duration.ofMinutes(1), 100).build();
+        CompletableFuture<String> cancelled = waits.await("ended", Duration.ofMinutes(1));
+        assertThat(cancelled.cancel(false)).isTrue();
+        assertThat(waits.complete("early", "v")).isZero();
+        assertThat(waits.retainedEvents()).isEqualTo(1);
+        assertThat(timer.size()).isEqualTo(2);
+
+        runtime.close();
+
+        assertThat(waits.retainedEvents()).isZero();
+        assertThat(timer.size()).as("windows left on the timer").isZero();
+        CompletableFuture<String> after = waits.await("early", Duration.ofMinutes(1));
+        assertThat(after).isCompletedExceptionally();
+        assertThat(waits.complete("early", "again")).isZero();
+        assertThat(waits.pending()).isZero();
+        timer.close();
+    }
+
+    /*
+     * Tenants bound on keyed waits, each wait ended a different way (event, timeout, cancel of its
+     * future, completing its future from outside, close): every tenant's slot comes back, so a
+     * new wait of the same tenant is admitted up to the bound again before the close.
+     */
+    @Test
+    void await_tenantBoundAndEachWayAWaitEnds_everySlotComesBack() {
+        ManualTimer timer = new ManualTimer();
+        KeyedWaits<String, String> waits = KeyedWaits.builder("tenant-ends").timer(timer)
+                .tenants((String key) -> "t", 4).lateEvents(Duration.ofMinutes(1), 100).build();
+        try {
+            CompletableFuture<String> byEvent = waits.await("a", Duration.ofMinutes(1));
+            CompletableFuture<String> byTimeout = waits.await("b", Duration.ofMillis(5));
+            CompletableFuture<String> byCancel = waits.await("c", Duration.ofMinutes(1));
+            CompletableFuture<String> byOutside = waits.await("d", Duration.ofMinutes(1));
+            assertThat(waits.await("e", Duration.ofMinutes(1))).as("the bound holds").isCompletedExceptionally();
+
+            assertThat(waits.complete("a", "v")).isEqualTo(1);
+            timer.advanceClock(10);
+            assertThat(byCancel.cancel(false)).isTrue();
+            assertThat(byOutside.complete("outside")).isTrue();
+
+            assertThat(List.of(byEvent, byTimeout, byCancel, byOutside)).allMatch(CompletableFuture::isDone);
+            assertThat(waits.pending()).isZero();
+            List<CompletableFuture<String>> again = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                again.add(waits.await("again-" + i, Duration.ofMinutes(1)));
+            }
+            assertThat(again).noneMatch(CompletableFuture::isDone);
+            waits.close();
+            assertThat(again).allMatch(CompletableFuture::isDone);
+            assertThat(waits.pending()).isZero();
+        } finally {
+            waits.close();
+            timer.close();
+        }
+    }
 }
