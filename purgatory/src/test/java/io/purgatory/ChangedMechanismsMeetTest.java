@@ -12,6 +12,8 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class ChangedMechanismsMeetTest {
 
+    private static final long BOUND_SECONDS = 30; // a failure bound, not a measurement
     private static final int MANY = 20; // above the thread's first copy array (16)
 
     private static DelayedOperationPurgatory<HookOp> purgatory(String name, ManualTimer timer) {
@@ -292,5 +295,44 @@ class ChangedMechanismsMeetTest {
             waits.close();
             timer.close();
         }
+    }
+
+    /*
+     * A user thread's first close waits for an operation whose try holds its claim on another
+     * thread; that try closes the purgatory again (a later close, from code the library called:
+     * it waits for nothing and redoes the whole close). The first close returns once the try
+     * ended and the operation's callbacks ran there, once each, without spending its bound; the
+     * check that ran the try reports no completion of its own.
+     */
+    @Test
+    void close_aTryOnAnotherThreadClosesAgainWhileTheFirstCloseWaitsForIt_bothReturnCallbacksOnce()
+            throws Exception {
+        ManualTimer timer = new ManualTimer();
+        DelayedOperationPurgatory<HookOp> purgatory = purgatory("close-in-try", timer);
+        HookOp op = new HookOp(60_000);
+        assertThat(purgatory.tryCompleteElseWatch(op, List.of("k"))).isFalse();
+        CountDownLatch inTry = new CountDownLatch(1);
+        AtomicInteger nestedCloses = new AtomicInteger();
+        op.tryHook = () -> {
+            inTry.countDown();
+            for (long i = 0; !purgatory.isClosed() && i < 30_000_000L; i++) {
+                Thread.onSpinWait(); // until the first close marked (bounded)
+            }
+            purgatory.close();
+            nestedCloses.incrementAndGet();
+        };
+        CompletableFuture<Integer> check = CompletableFuture.supplyAsync(() -> purgatory.checkAndComplete("k"));
+        try (LogCapture waits = new LogCapture("io.purgatory.internal.CloseOnce")) {
+            assertThat(inTry.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+
+            purgatory.close();
+
+            assertThat(check.get(BOUND_SECONDS, TimeUnit.SECONDS)).isZero();
+            assertThat(waits.events()).as("a close that spent its bound").isEmpty();
+        }
+        assertThat(nestedCloses.get()).isEqualTo(1);
+        assertThat(List.of(op.completes.get(), op.expirations.get(), op.cancels.get())).containsExactly(1, 1, 0);
+        assertThat(purgatory.watched()).isZero();
+        timer.close();
     }
 }
