@@ -335,4 +335,37 @@ class ChangedMechanismsMeetTest {
         assertThat(purgatory.watched()).isZero();
         timer.close();
     }
+
+    /*
+     * One clock read per submission: the timeout counts from the watch time, read before the
+     * second try. A second try that takes longer than the delay (here: far beyond the wheel's
+     * span) puts an entry whose deadline is already behind the timer's time: it expires at the
+     * timer's next step, not a wheel's turn later, and not before its delay after the watch time.
+     */
+    @Test
+    void tryCompleteElseWatch_theSecondTryOutlastsTheDelay_expiresAtTheTimersNextStep() {
+        ManualTimer timer = new ManualTimer();
+        try (DelayedOperationPurgatory<HookOp> purgatory = purgatory("late-schedule", timer)) {
+            HookOp early = new HookOp(10);
+            HookOp late = new HookOp(10);
+            AtomicInteger tries = new AtomicInteger();
+            late.tryHook = () -> {
+                if (tries.incrementAndGet() == 2) { // the second try, after the watch time was read
+                    timer.advanceClock(5); // not yet its delay: nothing may expire
+                    assertThat(late.isCompleted()).isFalse();
+                    timer.advanceClock(100_000);
+                }
+            };
+            assertThat(purgatory.tryCompleteElseWatch(early, List.of("k"))).isFalse();
+
+            assertThat(purgatory.tryCompleteElseWatch(late, List.of("k"))).isFalse();
+            assertThat(early.expirations.get()).as("expired during the other's second try").isEqualTo(1);
+            timer.advanceClock(1);
+
+            assertThat(late.expirations.get()).as("expired at the next step").isEqualTo(1);
+            assertThat(purgatory.watched()).isZero();
+        } finally {
+            timer.close();
+        }
+    }
 }
