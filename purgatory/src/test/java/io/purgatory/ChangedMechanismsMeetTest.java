@@ -368,4 +368,40 @@ class ChangedMechanismsMeetTest {
             timer.close();
         }
     }
+
+    /*
+     * A rethrowing error handler under cancelForKey's visit: the onCancel failures it rethrows (a
+     * RuntimeException and an Error) are contained as the user's, so the visit neither stops nor
+     * rethrows: every operation is cancelled once and returned.
+     */
+    @Test
+    void cancelForKey_aRethrowingHandlerAndThrowingOnCancels_allCancelledAndReturned() {
+        ManualTimer timer = new ManualTimer();
+        try (LogCapture logs = new LogCapture(DelayedOperationPurgatory.class);
+             DelayedOperationPurgatory<HookOp> purgatory = DelayedOperationPurgatory
+                     .<HookOp>builder("rethrowing-cancel").timer(timer).reaperEnabled(false)
+                     .errorHandler((name, op, callback, error) -> {
+                         if (error instanceof Error e) {
+                             throw e;
+                         }
+                         throw (RuntimeException) error;
+                     })
+                     .build()) {
+            List<HookOp> ops = watch(purgatory, "k", 5);
+            ops.get(0).cancelHook = () -> {
+                throw new IllegalStateException("cancel fails");
+            };
+            ops.get(4).cancelHook = () -> {
+                throw new AssertionError("cancel errs");
+            };
+
+            assertThat(purgatory.cancelForKey("k")).hasSize(5);
+
+            ops.forEach(op -> assertThat(op.cancels.get()).isEqualTo(1));
+            assertThat(purgatory.watched()).isZero();
+            assertThat(logs.events()).isNotEmpty();
+        } finally {
+            timer.close();
+        }
+    }
 }
