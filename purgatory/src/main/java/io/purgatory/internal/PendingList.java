@@ -24,7 +24,8 @@ public final class PendingList {
      * non-empty, each with a lower bound of its operations' watch times (Watchers K8): once that
      * bound (plus the engine's least delay, for due order) is no better than the worst kept,
      * no later key of the list can add a candidate. Within a key, operations watching it alone are
-     * in watch order, so the walk of that list stops the same way for oldest first. An operation
+     * in watch order, so the walk of that list stops the same way: at the first operation not kept
+     * (oldest first), or whose watch time plus the least delay is not (soonest due first). An operation
      * on several keys is taken from the first node of its chain only, so it is counted once.
      */
 
@@ -99,8 +100,8 @@ public final class PendingList {
         long watched = (s & OperationState.TIMED) != 0 ? nowNanos - OperationState.watchedNanos(s, nowNanos)
                 : floorNanos;
         long key = byDue ? dueNanos(op, watched) : watched;
-        if (!keeps(key)) {
-            return byDue; // in watch order, a later one is no older
+        if (!keeps(key)) { // a later one in watch order is no older, nor due before watched + the least delay
+            return byDue && keeps(watched + minDelayNanos);
         }
         Candidate c = kept.size() == limit ? kept.poll() : new Candidate();
         c.op = op;
