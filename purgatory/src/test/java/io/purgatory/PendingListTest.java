@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class PendingListTest {
 
     /** An operation that completes only when told to; its keys as the model knows them. */
-    static final class Op extends DelayedOperation {
+    static class Op extends DelayedOperation {
         Op(long delayMs) {
             super(delayMs);
         }

@@ -155,6 +155,16 @@ public final class OperationState {
         return ((now - (s >>> TIME_SHIFT)) & TIME_MASK) * NANOS_PER_MICRO;
     }
 
+    /**
+     * When the operation of timed word {@code s} was watched, on the clock {@code nowNanos} was
+     * read from: before or after that reading (by another thread, while a list reads it).
+     */
+    static long watchedAtNanos(long s, long nowNanos) {
+        long now = Math.floorDiv(nowNanos, NANOS_PER_MICRO) & TIME_MASK;
+        long micros = (now - (s >>> TIME_SHIFT)) << TIME_SHIFT >> TIME_SHIFT; // signed: the stamp is 52 bits
+        return nowNanos - micros * NANOS_PER_MICRO;
+    }
+
     // ---- settles ----
 
     /** Settles {@code op} with {@code outcome} unless it is settled (O1); finishes it unless a claim is held (O5). */

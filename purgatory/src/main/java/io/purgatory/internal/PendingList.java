@@ -3,6 +3,9 @@ package io.purgatory.internal;
 import io.purgatory.internal.Operation.Watching;
 import io.purgatory.internal.Watchers.PositionNode;
 import io.purgatory.internal.Watchers.WatchNode;
+import io.purgatory.timer.TimerEntry;
+import io.purgatory.timer.internal.DueVisitor;
+import io.purgatory.timer.internal.EntryAccess;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -30,6 +33,8 @@ public final class PendingList {
      */
 
     private static final Comparator<Candidate> ORDER = Comparator.comparingLong(c -> c.sortKey);
+    /** How long a list waits for a busy timer driver to read its buckets, before it walks every list instead. */
+    private static final long ASK_TIMER_NANOS = 100_000_000;
 
     private final int limit;
     private final boolean byDue;
@@ -75,10 +80,57 @@ public final class PendingList {
         long minDelayMs = engine.admission().minDelayMs();
         long minDelayNanos = minDelayMs >= Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE / 2 : minDelayMs * 1_000_000;
         PendingList list = new PendingList(limit, byDue, Math.max(0L, minDelayNanos), now);
-        for (WatcherList watcherList : engine.lists()) {
-            watcherList.collect(list);
+        if (!byDue || !list.fromTimer(engine)) {
+            for (WatcherList watcherList : engine.lists()) {
+                watcherList.collect(list);
+            }
         }
-        return list.kept.stream().sorted(ORDER).map(list::pending).toList();
+        long shownAt = engine.nowNanos(); // after every watch time read: no age below 0
+        long ageFrom = shownAt == UserCode.NO_TIME ? now : shownAt;
+        return list.kept.stream().sorted(ORDER).map(c -> list.pending(c, ageFrom)).toList();
+    }
+
+    /**
+     * Soonest due first from the engine's timer, bucket by bucket (its deadlines in its
+     * milliseconds as the ranks): true iff that found {@code limit} operations, which no other can
+     * beat (one with no timeout is due last). Else (fewer, a timer not this library's, a driver
+     * busy past ASK_TIMER_NANOS) it keeps nothing, and the caller walks every list.
+     */
+    private boolean fromTimer(Engine engine) {
+        if (!engine.isTimed()) {
+            return false;
+        }
+        DueVisitor visitor = new DueVisitor() {
+            @Override
+            public boolean wants(long fromMs) {
+                return keeps(fromMs);
+            }
+
+            @Override
+            public void visit(TimerEntry entry, long deadlineMs) {
+                if (entry instanceof Operation op && op.owner != null && op.owner.engine() == engine) {
+                    offerDue(op, deadlineMs);
+                }
+            }
+        };
+        if (EntryAccess.get().visitByDue(engine.runtime().timer(), visitor, ASK_TIMER_NANOS)
+                && kept.size() == limit) {
+            return true;
+        }
+        kept.clear();
+        return false;
+    }
+
+    /** Offers {@code op}, on the timer due at {@code deadlineMs}, unless it settled or left its keys meanwhile. */
+    private void offerDue(Operation op, long deadlineMs) {
+        Watching place = op.watching;
+        if (place == null || OperationState.isSettled(op) || !keeps(deadlineMs)) {
+            return;
+        }
+        long s = op.state;
+        long watched = (s & OperationState.TIMED) != 0 ? OperationState.watchedAtNanos(s, nowNanos)
+                : (place instanceof WatchNode n ? n.watchers : (Watchers) place).activatedNanos;
+        keep(op, place, deadlineMs, watched);
     }
 
     /** Walks the active keys of the ring through {@code start}, not itself one (under their watcher list's lock). */
@@ -97,19 +149,23 @@ public final class PendingList {
      */
     boolean offer(Operation op, Watching place, long floorNanos) {
         long s = op.state;
-        long watched = (s & OperationState.TIMED) != 0 ? nowNanos - OperationState.watchedNanos(s, nowNanos)
+        long watched = (s & OperationState.TIMED) != 0 ? OperationState.watchedAtNanos(s, nowNanos)
                 : floorNanos;
         long key = byDue ? dueNanos(op, watched) : watched;
         if (!keeps(key)) { // a later one in watch order is no older, nor due before watched + the least delay
             return byDue && keeps(watched + minDelayNanos);
         }
+        keep(op, place, key, watched);
+        return true;
+    }
+
+    private void keep(Operation op, Watching place, long sortKey, long watchedNanos) {
         Candidate c = kept.size() == limit ? kept.poll() : new Candidate();
         c.op = op;
         c.place = place;
-        c.sortKey = key;
-        c.watchedNanos = watched;
+        c.sortKey = sortKey;
+        c.watchedNanos = watchedNanos;
         kept.add(c);
-        return true;
     }
 
     /** Whether a candidate ranked by {@code sortKey} is kept: the list is not full, or it beats the worst kept. */
@@ -123,7 +179,7 @@ public final class PendingList {
     }
 
     /** What an operator reads of {@code c}: its keys in the order it was given them, its position (Watchers K3). */
-    private Pending pending(Candidate c) {
+    private Pending pending(Candidate c, long shownAtNanos) {
         List<Object> keys = new ArrayList<>();
         Long position = null;
         if (c.place instanceof Watchers one) {
@@ -135,7 +191,7 @@ public final class PendingList {
                 position = positioned.position;
             }
         }
-        return new Pending(c.op, keys, position, Math.max(0L, nowNanos - c.watchedNanos),
+        return new Pending(c.op, keys, position, Math.max(0L, shownAtNanos - c.watchedNanos),
                 OperationState.wasChecked(c.op));
     }
 }

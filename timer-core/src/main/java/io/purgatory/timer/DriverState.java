@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import io.purgatory.timer.internal.DueVisitor;
 import java.util.PriorityQueue;
 import java.util.function.Consumer;
 
@@ -144,6 +145,37 @@ final class DriverState {
         wheel.forEachBucket(bucket -> bucket.flush(cancel));
         queue.clear();
         return cancelled[0];
+    }
+
+    /**
+     * Shows {@code visitor} the scheduled entries: those on the inbox, then the wheel's bucket by
+     * bucket in due order, until it wants none due from a bucket's earliest deadline on (a bucket
+     * of the finest wheel holds deadlines up to a tick before its expiration, a coarser one from
+     * its expiration on). Copies the bucket queue (O(buckets)), changes nothing; returns true.
+     */
+    boolean visitByDue(DueVisitor visitor) {
+        Inbox inbox = engine.inbox;
+        for (int stripe = 0; stripe < inbox.stripes(); stripe++) {
+            for (TimerEntry t = inbox.peek(stripe); t != null; t = t.inboxNext) { // pushes add above the head read
+                if ((t.state() & TimerEntry.LIFECYCLE) == TimerEntry.SCHEDULED) {
+                    visitor.visit(t, t.deadlineMs);
+                }
+            }
+        }
+        PriorityQueue<TimerTaskList> byDue = new PriorityQueue<>(queue);
+        Consumer<TimerEntry> show = t -> {
+            if (t.state() == TimerEntry.SCHEDULED) { // not on the inbox (T3): shown above if so
+                visitor.visit(t, t.deadlineMs);
+            }
+        };
+        long finestTickMs = wheel.tickMs();
+        for (TimerTaskList bucket = byDue.poll(); bucket != null; bucket = byDue.poll()) {
+            if (!visitor.wants(bucket.expirationMs() - finestTickMs + 1)) {
+                break;
+            }
+            bucket.forEach(show);
+        }
+        return true;
     }
 
     /** The finest wheel (tests). */

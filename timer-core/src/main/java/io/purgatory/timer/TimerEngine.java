@@ -1,9 +1,15 @@
 package io.purgatory.timer;
 
+import java.util.Queue;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 /**
  * The machinery shared by {@link SystemTimer} and {@link ManualTimer}: a hierarchical timing
@@ -47,10 +53,17 @@ final class TimerEngine {
      *      on a non-empty inbox, E5). So no task runs on, nor is handed over by, a pushing thread.
      * (E10) advance bounds its wait in real time, deadlines stay on the engine's clock: a driver
      *      on a clock that does not move by itself still returns.
+     * (E11) Work asked of the driver (askDriver: a read of its state) runs once, under the driver
+     *      lock: by the driver at the top of a step, or by the asking thread when it gets the lock
+     *      (no one drives). The driver holds the lock while parked, so an asker wakes it as a pusher
+     *      does (E5, with `asked` for the inbox). An asker that waited its bound withdraws the work;
+     *      one on the driving thread asks nothing (an entry mid-turn may be walking a detached bucket).
      */
 
     static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long ACTIVE = Long.MIN_VALUE;
+    /** How often an asker looks whether its work ran, or whether it can take the driver lock (E11). */
+    private static final long ASK_POLL_NANOS = 20_000;
 
     /** Held by whichever thread drives the wheel. */
     private final ReentrantLock driverLock = new ReentrantLock();
@@ -69,6 +82,8 @@ final class TimerEngine {
     private volatile Thread parkedDriver;
     /** When the earliest bucket not yet expired is due, as of the driver's last step; MAX_VALUE if none. */
     private volatile long nextDueMs = Long.MAX_VALUE;
+    /** Work asked of the driver by other threads, each run once (E11). */
+    private final Queue<FutureTask<?>> asked = new ConcurrentLinkedQueue<>();
 
     TimerEngine(String name, TimerSettings settings, Clock clock, Dispatcher dispatcher, boolean batchDue) {
         this.name = name;
@@ -189,6 +204,61 @@ final class TimerEngine {
         }
     }
 
+    /**
+     * Runs {@code work} on the driver's state under the driver lock (E11) and returns what it
+     * returned: at once if no thread drives, else at the driver's next step, waking it if it is
+     * parked. Returns null, having run nothing, on the driving thread, once closed, or if
+     * {@code work} did not start within {@code maxWaitNanos}; rethrows what {@code work} threw.
+     */
+    <T> T askDriver(Function<DriverState, T> work, long maxWaitNanos) {
+        if (closed || driverLock.isHeldByCurrentThread()) {
+            return null;
+        }
+        FutureTask<T> task = new FutureTask<>(() -> work.apply(driver));
+        asked.add(task);
+        if (wakeAtMs != ACTIVE) { // (E5), (E11)
+            LockSupport.unpark(parkedDriver);
+        }
+        long startNanos = System.nanoTime();
+        boolean interrupted = false;
+        try {
+            while (!task.isDone()) {
+                if (driverLock.tryLock()) {
+                    try {
+                        runAsked();
+                    } finally {
+                        driverLock.unlock();
+                    }
+                } else if (System.nanoTime() - startNanos > maxWaitNanos && task.cancel(false)) {
+                    asked.remove(task);
+                    return null;
+                } else {
+                    LockSupport.parkNanos(this, ASK_POLL_NANOS); // polled: no wake-up to lose
+                    interrupted |= Thread.interrupted();
+                }
+            }
+            return task.get();
+        } catch (CancellationException | InterruptedException notRun) { // cancelled above; never interrupted
+            throw new IllegalStateException(notRun);
+        } catch (ExecutionException failed) {
+            if (failed.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw (RuntimeException) failed.getCause(); // the work throws nothing checked
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Runs the work asked of the driver so far (E11), under the driver lock (once closed too: it walks nothing). */
+    private void runAsked() {
+        for (FutureTask<?> task; (task = asked.poll()) != null; ) {
+            task.run(); // keeps what it throws for its asker
+        }
+    }
+
     // ---- the driver ----
 
     /**
@@ -210,6 +280,7 @@ final class TimerEngine {
         try {
             long startNanos = System.nanoTime(); // (E10)
             for (;;) {
+                runAsked(); // (E11)
                 if (closed) {
                     return false;
                 }
@@ -266,7 +337,7 @@ final class TimerEngine {
     }
 
     /** Runs {@code step} under the driver lock (tests). */
-    <T> T underDriverLock(java.util.function.Function<DriverState, T> step) {
+    <T> T underDriverLock(Function<DriverState, T> step) {
         driverLock.lock();
         try {
             return step.apply(driver);
@@ -313,7 +384,7 @@ final class TimerEngine {
         parkedDriver = Thread.currentThread();
         long wakeNanos = nowNanos() + nanos;
         wakeAtMs = wakeNanos < 0 ? Long.MAX_VALUE : wakeNanos / NANOS_PER_MS;
-        if (inbox.isEmpty() && !closed) {
+        if (inbox.isEmpty() && asked.isEmpty() && !closed) { // (E5), (E11)
             LockSupport.parkNanos(this, nanos);
         }
         wakeAtMs = ACTIVE;

@@ -1,5 +1,6 @@
 package io.purgatory.timer;
 
+import io.purgatory.timer.internal.DueVisitor;
 import io.purgatory.timer.internal.EntryAccess;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -182,6 +183,12 @@ public abstract class TimerEntry {
         @Override
         public boolean cancel(Timer timer, TimerEntry entry) {
             return entry.cancelSchedule(engine(timer));
+        }
+
+        @Override
+        public boolean visitByDue(Timer timer, DueVisitor visitor, long maxWaitNanos) {
+            TimerEngine engine = engineOf(timer);
+            return engine != null && engine.askDriver(driver -> driver.visitByDue(visitor), maxWaitNanos) != null;
         }
 
         private static TimerEngine engine(Timer timer) {

@@ -65,4 +65,13 @@ public abstract class EntryAccess {
      * @throws IllegalArgumentException if {@code timer} is not one of this library's
      */
     public abstract boolean cancel(Timer timer, TimerEntry entry);
+
+    /**
+     * Shows {@code visitor} the entries scheduled on {@code timer}, soonest due first by bucket
+     * (in any order within one), under its driver lock: at once if no thread drives it, else by
+     * its driver at its next step. Returns false, having shown nothing, if {@code timer} is not one
+     * of this library's, is closed, is driven by the calling thread (an entry running now), or
+     * took no step within {@code maxWaitNanos}.
+     */
+    public abstract boolean visitByDue(Timer timer, DueVisitor visitor, long maxWaitNanos);
 }
