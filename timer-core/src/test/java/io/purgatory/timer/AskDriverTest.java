@@ -112,6 +112,36 @@ class AskDriverTest {
     }
 
     @Test
+    void askDriver_workStillRunningOnTheDriverPastTheAskersBound_isWaitedFor_notWithdrawn() throws Exception {
+        try (SystemTimer timer = SystemTimer.builder("slow-work").build()) {
+            SystemTimerReaper reaper = SystemTimerReaper.start("slow-work", timer);
+            try {
+                timer.add(new CountingTask(3_600_000));
+                CountDownLatch started = new CountDownLatch(1);
+                CountDownLatch release = new CountDownLatch(1);
+                AtomicReference<Object> answer = new AtomicReference<>("not answered");
+                Thread asker = new Thread(() -> answer.set(timer.engine().askDriver(d -> {
+                    started.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return "ran";
+                }, TimeUnit.MILLISECONDS.toNanos(1))), "asker");
+                asker.start();
+                started.await();
+                Thread.sleep(20); // the asker's bound passes while its work runs (on the reaper, or on the asker)
+                release.countDown();
+                asker.join();
+                assertThat(answer.get()).isEqualTo("ran"); // a withdrawal now would let its list run beside it
+            } finally {
+                reaper.close();
+            }
+        }
+    }
+
+    @Test
     void askDriver_interruptedAsker_stillGetsItsAnswer_andKeepsItsInterrupt() throws Exception {
         try (SystemTimer timer = SystemTimer.builder("interrupted").build()) {
             SystemTimerReaper reaper = SystemTimerReaper.start("interrupted", timer);
