@@ -47,17 +47,18 @@ public interface Purgatory extends AutoCloseable {
      * as {@code keys} shows them, its age, its time left, its position and whether a check tried
      * it: a snapshot for an operator, not a view. Oldest first, it reads one shard at a time under
      * that shard's lock, walking its keys in the order they became non-empty and stopping as soon
-     * as no later one can be among the first {@code limit}: about O(limit). Soonest due first, it
-     * reads this library's timer bucket by bucket in due order, as a step of the timer's driver (it
-     * waits for the driver's next step, which a parked driver takes at once), stopping once no later
-     * bucket can hold one of the first {@code limit}: O(limit + the operations of the buckets read)
-     * however the timeouts differ. It walks the shards instead when fewer than {@code limit} have a
-     * timeout, when called from an expiry on the timer's driving thread, when the timer is not this
-     * library's, or when the driver took no step for 100 ms; that walk stops early for operations of one
-     * timeout, and reads every one when timeouts differ. An operation whose timeout has fired and
-     * whose expiry waits for a thread is no longer on the timer: soonest due first lists it only on
-     * the walk. It allocates only what it returns, and calls the renderer with no lock held. An
-     * operation submitted or settled while it reads may be missed or shown.
+     * as no later one can be among the first {@code limit}: about O(limit). Soonest due first, the
+     * same walk while every operation has had one timeout (due order is then watch order). Once
+     * timeouts differ, it reads this library's timer bucket by bucket in due order, as a step of
+     * the timer's driver (it waits for the driver's next step, which a parked driver takes at once),
+     * stopping once no later bucket can hold one of the first {@code limit}: O(limit + the
+     * operations of the buckets read). It walks the shards instead, reading every operation, when
+     * fewer than {@code limit} have a timeout, when called from an expiry on the timer's driving
+     * thread, when the timer is not this library's, or when the driver took no step for 100 ms. An
+     * operation whose timeout has fired and whose expiry waits for a thread is no longer on the
+     * timer: the timer's read does not list it. It allocates only what it returns, and calls the
+     * renderer with no lock held. An operation submitted or settled while it reads may be missed or
+     * shown.
      *
      * @throws IllegalArgumentException if {@code limit} is negative
      * @throws NullPointerException if {@code order} or {@code keys} is null

@@ -42,6 +42,8 @@ public final class Admission {
     private final ConcurrentHashMap<Object, Tenant> tenants;
     /** The least delay admitted so far, in ms: PendingList's bound of due times. */
     private final AtomicLong minDelayMs = new AtomicLong(Long.MAX_VALUE);
+    /** The greatest, in ms: when it is the least, PendingList's walk in watch order is in due order too. */
+    private final AtomicLong maxDelayMs = new AtomicLong(Long.MIN_VALUE);
 
     Admission(EngineConfig config, PurgatoryCounters counters) {
         this.name = config.name();
@@ -76,8 +78,11 @@ public final class Admission {
      */
     Tenant take(Operation op, Object firstKey) {
         long delayMs = op.delayMs();
-        if (delayMs < minDelayMs.get()) { // written only when it falls: no shared write on the common path
+        if (delayMs < minDelayMs.get()) { // each written only when it moves: no shared write on the common path
             minDelayMs.accumulateAndGet(delayMs, Math::min);
+        }
+        if (delayMs > maxDelayMs.get()) {
+            maxDelayMs.accumulateAndGet(delayMs, Math::max);
         }
         if (slots != null && slots.incrementAndGet() > maxPending) {
             slots.decrementAndGet();
@@ -135,6 +140,11 @@ public final class Admission {
     /** The least delay of an operation admitted so far, in ms; Long.MAX_VALUE before the first. */
     long minDelayMs() {
         return minDelayMs.get();
+    }
+
+    /** True iff every operation admitted so far had the same delay. */
+    boolean oneDelay() {
+        return minDelayMs.get() == maxDelayMs.get();
     }
 
     /** Whether operations have tenants. */

@@ -54,8 +54,9 @@ final class TimerEngine {
      * (E11) Work asked of the driver (askDriver: a read of its state) runs once, under the driver
      *      lock: by the driver at the top of a step, or by the asking thread when it gets the lock
      *      (no one drives). The driver holds the lock while parked, so an asker wakes it as a pusher
-     *      does (E5, with `asked` for the inbox). An asker that waited its bound withdraws the work;
-     *      one on the driving thread asks nothing (an entry mid-turn may be walking a detached bucket).
+     *      does (E5, with `asked` for the inbox). An asker past its bound withdraws the work if no one
+     *      has begun it (Asked), else waits for it; one on the driving thread asks nothing (an
+     *      entry mid-turn may be walking a detached bucket).
      */
 
     static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
