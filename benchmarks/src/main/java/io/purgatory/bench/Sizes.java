@@ -19,7 +19,8 @@ record Sizes(
         int keyedWaits, int keyedPending,
         List<Integer> fanOutWaits, long fanOutBeforeMillis,
         int listOps, int listKeys, long listMillis,
-        long tenantMillis) {
+        long tenantMillis,
+        long settleMillis) {
 
     static Sizes full() {
         return new Sizes(true,
@@ -37,7 +38,8 @@ record Sizes(
                 1_000_000, 100_000,
                 List.of(10_000, 100_000, 1_000_000), 200,
                 1_000_000, 100_000, 2_000,
-                5_000);
+                5_000,
+                100);
     }
 
     static Sizes quick() {
@@ -53,6 +55,7 @@ record Sizes(
                 20_000, 1_000,
                 List.of(1_000, 10_000), 50,
                 20_000, 2_000, 100,
-                300);
+                300,
+                0);
     }
 }
