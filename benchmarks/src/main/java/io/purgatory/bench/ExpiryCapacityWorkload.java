@@ -92,7 +92,7 @@ final class ExpiryCapacityWorkload extends Workload {
             for (Impl impl : impls().stream().filter(options::runs).filter(i -> i != Impl.ALLOC_FLOOR).toList()) {
                 log.printf("  warm-up %s%n", impl.id());
                 step(impl, WARM_UP_RATE, sizes, log);
-                Probe.settle();
+                Probe.settle(sizes);
             }
         }
         if (impls().contains(Impl.ALLOC_FLOOR) && options.runs(Impl.ALLOC_FLOOR)) {
@@ -121,9 +121,9 @@ final class ExpiryCapacityWorkload extends Workload {
         log.printf("  calibrating the allocation floor against ours at %,d inserts/s%n", CALIBRATION_RATE);
         floorFillerBytes = 0;
         double ours = step(Impl.OURS, CALIBRATION_RATE, sizes, log).allocatedPerInsert();
-        Probe.settle();
+        Probe.settle(sizes);
         double floorAlone = step(Impl.ALLOC_FLOOR, CALIBRATION_RATE, sizes, log).allocatedPerInsert();
-        Probe.settle();
+        Probe.settle(sizes);
         floorFillerBytes = (int) Math.max(0, Math.round(ours - floorAlone));
         results.note(String.format(Locale.ROOT, "%s: the allocation floor allocates per insert its own %.0f B (the"
                 + " harness's body and fire log, as for every implementation) and a byte[] of %d B, kept until its"
@@ -141,7 +141,7 @@ final class ExpiryCapacityWorkload extends Workload {
         List<Double> allocations = new ArrayList<>();
         for (int rate : rates) {
             ExpirationLoadWorkload.LoadRun run = step(impl, rate, sizes, log);
-            Probe.settle();
+            Probe.settle(sizes);
             String failure = failure(run);
             firedEarly += run.lateness().early();
             String retried = "";
@@ -149,7 +149,7 @@ final class ExpiryCapacityWorkload extends Workload {
                 retried = String.format(Locale.ROOT, " (%s), retried:", failure);
                 log.printf("    %s failed (%s): once more%n", shortRate(rate), failure);
                 run = step(impl, rate, sizes, log);
-                Probe.settle();
+                Probe.settle(sizes);
                 failure = failure(run);
                 firedEarly += run.lateness().early();
             }

@@ -51,7 +51,7 @@ final class FanOutWorkload extends Workload {
     void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) {
         for (int n : sizes.fanOutWaits()) {
             runOnce(impl, n, sizes, recorder, log);
-            Probe.settle();
+            Probe.settle(sizes);
         }
     }
 
@@ -65,7 +65,7 @@ final class FanOutWorkload extends Workload {
                 target.waitOnHot();
             }
             long registerNanos = System.nanoTime() - r0;
-            Probe.settle(); // the registration's garbage is not the answer's
+            Probe.settle(sizes); // the registration's garbage is not the answer's
             long t0;
             long t1;
             int said;

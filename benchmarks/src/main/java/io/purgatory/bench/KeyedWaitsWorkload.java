@@ -92,7 +92,7 @@ final class KeyedWaitsWorkload extends Workload {
             PrintStream log) throws IOException, RunnerException {
         List<Sample> samples = new ArrayList<>();
         samples.add(new Sample("heap bytes/pending wait", 0, 0, "", bytesPerWait(waitsId, sizes, breakdown, log)));
-        Probe.settle();
+        Probe.settle(sizes);
         samples.addAll(jmh(waitsId, bothThreadCounts, sizes, log));
         return samples;
     }

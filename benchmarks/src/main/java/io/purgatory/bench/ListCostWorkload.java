@@ -107,7 +107,7 @@ final class ListCostWorkload extends Workload {
             if (purgatory.numDelayed() != n) {
                 log.printf("    %s: numDelayed() = %d, expected %d%n", impl.id(), purgatory.numDelayed(), n);
             }
-            Probe.settle();
+            Probe.settle(sizes);
             long budget = sizes.listMillis() * 1_000_000L;
             Series oldest;
             Series due;

@@ -74,7 +74,7 @@ final class PerfWorkload extends Workload {
         for (int rate : sizes.perfRates()) {
             int n = (int) Math.max(1_000, rate * sizes.perfStepMillis() / 1000);
             Step step = runStep(impl, intervals(rate, n), n);
-            Probe.settle();
+            Probe.settle(sizes);
             ThreadCpu.Split split = step.split;
             log.printf("    %s @ %,d/s: actual %,.0f/s (target %,.0f/s), cpu %.2f us/req (generator %.2f, completion"
                     + " thread %.2f, timer driver %.2f, other Java threads %.2f, GC/JIT/VM %.2f), %.0f B/req, %s%n",

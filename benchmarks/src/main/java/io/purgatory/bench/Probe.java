@@ -82,10 +82,15 @@ final class Probe {
         return used;
     }
 
-    /** Collects garbage left by a previous run, so it is not charged to the next one. */
-    static void settle() {
+    /**
+     * Collects garbage left by a previous run, so it is not charged to the next one, then lets the
+     * machine quiet down for {@link Sizes#settleMillis()} (none in the smoke run, which measures nothing).
+     */
+    static void settle(Sizes sizes) {
         System.gc();
-        Threads.sleepMillis(100);
+        if (sizes.settleMillis() > 0) {
+            Threads.sleepMillis(sizes.settleMillis());
+        }
     }
 
     /** The p-quantile (0..1) of {@code sorted} (nearest rank). */

@@ -19,7 +19,8 @@ record Sizes(
         int keyedWaits, int keyedPending,
         List<Integer> fanOutWaits, long fanOutBeforeMillis,
         int listOps, int listKeys, long listMillis,
-        long tenantMillis) {
+        long tenantMillis,
+        long settleMillis) {
 
     static Sizes full() {
         return new Sizes(true,
@@ -37,22 +38,24 @@ record Sizes(
                 1_000_000, 100_000,
                 List.of(10_000, 100_000, 1_000_000), 200,
                 1_000_000, 100_000, 2_000,
-                5_000);
+                5_000,
+                100);
     }
 
     static Sizes quick() {
         return new Sizes(false,
-                300, 1_000, 10_000,
+                150, 1_000, 10_000,
                 20_000, 20, 120, 1_000,
-                300, 2_000_000,
-                300, List.of(20_000, 50_000), false,
+                150, 2_000_000,
+                150, List.of(20_000, 50_000), false,
                 20_000, 10_000,
-                300, 1_000,
-                300, List.of(5_000, 20_000), 5_000,
-                0, 1, 1, 100,
+                150, 1_000,
+                150, List.of(5_000, 20_000), 5_000,
+                0, 1, 1, 50,
                 20_000, 1_000,
                 List.of(1_000, 10_000), 50,
                 20_000, 2_000, 100,
-                300);
+                150,
+                0);
     }
 }

@@ -86,11 +86,11 @@ final class TenantWorkload extends Workload {
     @Override
     void runOnce(Impl impl, Sizes sizes, Results.Recorder recorder, PrintStream log) {
         Run alone = run(Scenario.ALONE, sizes, log);
-        Probe.settle();
+        Probe.settle(sizes);
         Run bound = run(Scenario.BOUND, sizes, log);
-        Probe.settle();
+        Probe.settle(sizes);
         Run floor = run(Scenario.FLOOR, sizes, log);
-        Probe.settle();
+        Probe.settle(sizes);
         Run unbound = run(Scenario.UNBOUND, sizes, log);
         for (Run r : List.of(alone, bound, floor, unbound)) {
             String s = r.scenario.label;

@@ -83,7 +83,7 @@ final class VirtualThreadsWorkload extends Workload {
                         + " use of its classes): %d %s events, not counted: %s.", impl.id(), warmUp,
                         run.pinnedEvents(), PINNED_EVENT, run.pinnedStacks()));
             }
-            Probe.settle();
+            Probe.settle(sizes);
         }
         runRounds(sizes, options, results, log);
     }

@@ -48,7 +48,7 @@ abstract class Workload {
             for (Impl impl : impls().stream().filter(options::runs).toList()) {
                 log.printf("  warm-up %s%n", impl.id());
                 runOnce(impl, sizes, Results.Recorder.DISCARD, log);
-                Probe.settle();
+                Probe.settle(sizes);
             }
         }
         runRounds(sizes, options, results, log);
@@ -62,7 +62,7 @@ abstract class Workload {
             for (Impl impl : impls) {
                 log.printf("  round %d/%d %s, load %s%n", round, rounds, impl.id(), MachineInfo.loadAverage());
                 runOnce(impl, sizes, results.recorder(impl), log);
-                Probe.settle();
+                Probe.settle(sizes);
             }
             log.printf("  round %d/%d done, load %s%n", round, rounds, MachineInfo.loadAverage());
         }

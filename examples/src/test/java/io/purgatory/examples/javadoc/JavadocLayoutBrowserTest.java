@@ -43,6 +43,8 @@ class JavadocLayoutBrowserTest {
 
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Pattern LINE = Pattern.compile("width=(\\d+) page=(\\S+) problems=(.*)");
+    /** Pages the check page loads at a time, each in its own pair of frames (900 px high each). */
+    private static final int LANES = 4;
     private static final Map<String, String> TYPES = Map.of("html", "text/html; charset=utf-8",
             "css", "text/css", "js", "text/javascript", "svg", "image/svg+xml", "png", "image/png");
 
@@ -66,7 +68,8 @@ class JavadocLayoutBrowserTest {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         String pageList = pages.stream().map(p -> "\"" + p + "\"").collect(Collectors.joining(",", "[", "]"));
         byte[] checkPage = new String(resource("javadoc-layout-check.html"), StandardCharsets.UTF_8)
-                .replace("/*PAGES*/[]", pageList).getBytes(StandardCharsets.UTF_8);
+                .replace("/*PAGES*/[]", pageList).replace("/*LANES*/1", String.valueOf(LANES))
+                .getBytes(StandardCharsets.UTF_8);
         server.createContext("/check", exchange -> send(exchange, 200, "html", checkPage));
         server.createContext("/result", exchange -> result.complete(readBody(exchange)));
         server.createContext("/progress", exchange -> progress.set(readBody(exchange)));
@@ -83,7 +86,7 @@ class JavadocLayoutBrowserTest {
             browser = new ProcessBuilder(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
                     "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
                     "--disable-sync", "--disable-dev-shm-usage", "--user-data-dir=" + profile,
-                    "--window-size=1600,1000", url))
+                    "--window-size=1600," + (LANES * 2 * 900 + 100), url)) // every frame on screen
                     .redirectErrorStream(true).redirectOutput(Redirect.DISCARD).start();
             report = result.get(120, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
@@ -132,6 +135,8 @@ class JavadocLayoutBrowserTest {
             return;
         }
         String name = file.getFileName().toString();
+        // the javadoc's scripts, style sheets and search indexes are fetched once, not once per page and frame
+        exchange.getResponseHeaders().set("Cache-Control", "max-age=3600");
         send(exchange, 200, name.substring(name.lastIndexOf('.') + 1), Files.readAllBytes(file));
     }
 
