@@ -1,7 +1,6 @@
 package io.purgatory.timer;
 
 import java.util.Queue;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -56,7 +55,8 @@ final class TimerEngine {
      * (E11) Work asked of the driver (askDriver: a read of its state) runs once, under the driver
      *      lock: by the driver at the top of a step, or by the asking thread when it gets the lock
      *      (no one drives). The driver holds the lock while parked, so an asker wakes it as a pusher
-     *      does (E5, with `asked` for the inbox). An asker that waited its bound withdraws the work;
+     *      does (E5, with `asked` for the inbox). An asker that waited its bound withdraws the work
+     *      if no thread took it off `asked` (else it waits for its answer: it never runs unasked);
      *      one on the driving thread asks nothing (an entry mid-turn may be walking a detached bucket).
      */
 
@@ -229,16 +229,15 @@ final class TimerEngine {
                     } finally {
                         driverLock.unlock();
                     }
-                } else if (System.nanoTime() - startNanos > maxWaitNanos && task.cancel(false)) {
-                    asked.remove(task);
-                    return null;
+                } else if (System.nanoTime() - startNanos > maxWaitNanos && asked.remove(task)) {
+                    return null; // no one took it, so no one runs it; once taken, it is waited for
                 } else {
                     LockSupport.parkNanos(this, ASK_POLL_NANOS); // polled: no wake-up to lose
                     interrupted |= Thread.interrupted();
                 }
             }
             return task.get();
-        } catch (CancellationException | InterruptedException notRun) { // cancelled above; never interrupted
+        } catch (InterruptedException notRun) { // get() of a done task: never interrupted
             throw new IllegalStateException(notRun);
         } catch (ExecutionException failed) {
             if (failed.getCause() instanceof Error error) {
