@@ -2,8 +2,9 @@ package io.purgatory.timer;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -54,9 +55,9 @@ final class TimerEngine {
      * (E11) Work asked of the driver (askDriver: a read of its state) runs once, under the driver
      *      lock: by the driver at the top of a step, or by the asking thread when it gets the lock
      *      (no one drives). The driver holds the lock while parked, so an asker wakes it as a pusher
-     *      does (E5, with `asked` for the inbox). An asker past its bound withdraws the work if no one
-     *      has begun it (Asked), else waits for it; one on the driving thread asks nothing (an
-     *      entry mid-turn may be walking a detached bucket).
+     *      does (E5, with `asked` for the inbox). An asker that waited its bound withdraws the work
+     *      if no thread took it off `asked` (else it waits for its answer: it never runs unasked);
+     *      one on the driving thread asks nothing (an entry mid-turn may be walking a detached bucket).
      */
 
     static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -82,7 +83,7 @@ final class TimerEngine {
     /** When the earliest bucket not yet expired is due, as of the driver's last step; MAX_VALUE if none. */
     private volatile long nextDueMs = Long.MAX_VALUE;
     /** Work asked of the driver by other threads, each run once (E11). */
-    private final Queue<Asked<?>> asked = new ConcurrentLinkedQueue<>();
+    private final Queue<FutureTask<?>> asked = new ConcurrentLinkedQueue<>();
 
     TimerEngine(String name, TimerSettings settings, Clock clock, Dispatcher dispatcher, boolean batchDue) {
         this.name = name;
@@ -213,7 +214,7 @@ final class TimerEngine {
         if (closed || driverLock.isHeldByCurrentThread()) {
             return null;
         }
-        Asked<T> task = new Asked<>(work);
+        FutureTask<T> task = new FutureTask<>(() -> work.apply(driver));
         asked.add(task);
         if (wakeAtMs != ACTIVE) { // (E5), (E11)
             LockSupport.unpark(parkedDriver);
@@ -221,22 +222,28 @@ final class TimerEngine {
         long startNanos = System.nanoTime();
         boolean interrupted = false;
         try {
-            while (task.get() != Asked.DONE) {
+            while (!task.isDone()) {
                 if (driverLock.tryLock()) {
                     try {
                         runAsked();
                     } finally {
                         driverLock.unlock();
                     }
-                } else if (System.nanoTime() - startNanos > maxWaitNanos && task.withdraw()) {
-                    asked.remove(task);
-                    return null;
+                } else if (System.nanoTime() - startNanos > maxWaitNanos && asked.remove(task)) {
+                    return null; // no one took it, so no one runs it; once taken, it is waited for
                 } else {
                     LockSupport.parkNanos(this, ASK_POLL_NANOS); // polled: no wake-up to lose
                     interrupted |= Thread.interrupted();
                 }
             }
-            return task.result();
+            return task.get();
+        } catch (InterruptedException notRun) { // get() of a done task: never interrupted
+            throw new IllegalStateException(notRun);
+        } catch (ExecutionException failed) {
+            if (failed.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw (RuntimeException) failed.getCause(); // the work throws nothing checked
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -246,58 +253,8 @@ final class TimerEngine {
 
     /** Runs the work asked of the driver so far (E11), under the driver lock (once closed too: it walks nothing). */
     private void runAsked() {
-        for (Asked<?> task = asked.poll(); task != null; task = asked.poll()) {
-            task.runOn(driver);
-        }
-    }
-
-    /**
-     * Work asked of the driver (E11): run at most once, by whoever claims it first (NEW to
-     * RUNNING); its asker withdraws it only while no one has (NEW to WITHDRAWN), so a withdrawn
-     * work never runs and a running one is always waited for. Its result or failure is written
-     * before DONE, which its asker reads first.
-     */
-    private static final class Asked<T> extends AtomicInteger {
-        static final int NEW = 0;
-        static final int RUNNING = 1;
-        static final int DONE = 2;
-        static final int WITHDRAWN = 3;
-        private static final long serialVersionUID = 1L;
-
-        private final transient Function<DriverState, T> work;
-        private transient T result;
-        private transient Throwable failure;
-
-        Asked(Function<DriverState, T> work) {
-            this.work = work;
-        }
-
-        void runOn(DriverState driver) {
-            if (!compareAndSet(NEW, RUNNING)) {
-                return; // withdrawn
-            }
-            try {
-                result = work.apply(driver);
-            } catch (Throwable thrown) { // for its asker, on its own thread
-                failure = thrown;
-            } finally {
-                set(DONE);
-            }
-        }
-
-        boolean withdraw() {
-            return compareAndSet(NEW, WITHDRAWN);
-        }
-
-        /** What the work returned, or what it threw, thrown again (once DONE). */
-        T result() {
-            if (failure instanceof Error error) {
-                throw error;
-            }
-            if (failure != null) {
-                throw (RuntimeException) failure; // a Function throws nothing checked
-            }
-            return result;
+        for (FutureTask<?> task; (task = asked.poll()) != null; ) {
+            task.run(); // keeps what it throws for its asker
         }
     }
 
