@@ -163,7 +163,7 @@ public final class Engine implements Owner, RuntimeCore.Member {
         }
         if (timed && !OperationState.isSettled(op)) { // 4. the timeout, from the watch time: one clock read
             try {
-                runtime.schedule(op, now);
+                runtime.schedule(op, now == UserCode.NO_TIME ? now : metrics.reading(now));
             } catch (IllegalStateException timerClosed) { // it can never expire now: settle as close would
                 closing.settleAsClose(op);
             }

@@ -23,18 +23,36 @@ final class MetricsBinding {
     /** True while a factory creates the recorder: another bind meanwhile is refused. Under the close's lock. */
     private boolean binding;
 
+    /**
+     * The clock's reading when the engine was built: now() counts from it, so the engine's times
+     * (watch times, keys' activations, ages) never pass the readings' wrap at Long.MAX_VALUE and
+     * compare as plain numbers (0 if the clock threw then).
+     */
+    private final long epochNanos;
+
     MetricsBinding(String name, Clock clock) {
         this.name = name;
         this.clock = clock;
+        long first = UserCode.nanoTime(clock, name);
+        this.epochNanos = first == UserCode.NO_TIME ? 0L : first;
     }
 
     boolean isBound() {
         return recorder.get() != null;
     }
 
-    /** The time an operation watched now starts from, or {@link UserCode#NO_TIME} if the clock failed. */
+    /**
+     * The time an operation watched now starts from, in ns since the engine was built, or
+     * {@link UserCode#NO_TIME} if the clock failed.
+     */
     long now() {
-        return UserCode.nanoTime(clock, name);
+        long reading = UserCode.nanoTime(clock, name);
+        return reading == UserCode.NO_TIME ? UserCode.NO_TIME : Math.max(reading - epochNanos, UserCode.NO_TIME + 1);
+    }
+
+    /** The clock's own reading at {@code now}, a time of {@link #now()} (for the timer, TimerEngine E4). */
+    long reading(long now) {
+        return now + epochNanos;
     }
 
     /**

@@ -149,9 +149,10 @@ final class DriverState {
 
     /**
      * Shows {@code visitor} the scheduled entries: those on the inbox, then the wheel's bucket by
-     * bucket in due order, until it wants none due from a bucket's earliest deadline on (a bucket
-     * of the finest wheel holds deadlines up to a tick before its expiration, a coarser one from
-     * its expiration on). Copies the bucket queue (O(buckets)), changes nothing; returns true.
+     * bucket in due order, until it wants none due from a bucket's expiration less a finest tick
+     * plus 1 on (a bucket of the finest wheel holds deadlines up to a tick before its expiration, a
+     * coarser one from its expiration on: one bound for both). Copies the bucket queue
+     * (O(buckets)), changes nothing; returns true.
      */
     boolean visitByDue(DueVisitor visitor) {
         Inbox inbox = engine.inbox;
