@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -375,7 +376,11 @@ class PurgatoryRuntimeTest {
     @Test
     void refusedExpirations_onASharedRuntime_areCountedByTheRuntimeAndReportedToItsHandler() throws Exception {
         ConcurrentLinkedQueue<Throwable> reported = new ConcurrentLinkedQueue<>();
-        try (PurgatoryRuntime refusing = PurgatoryRuntime.builder("refusing")
+        // A clock the test moves (not a ManualClock, which an own timer refuses): the operation falls due only
+        // once its submission returned. Due during it, its expiry would be finished by the submission, which
+        // holds the operation's claim until it returns (OperationState O5), on the test's thread.
+        AtomicLong nanos = new AtomicLong();
+        try (PurgatoryRuntime refusing = PurgatoryRuntime.builder("refusing").clock(nanos::get)
                 .expirationExecutor(command -> {
                     throw new RejectedExecutionException("expected by the test: full");
                 })
@@ -391,6 +396,7 @@ class PurgatoryRuntimeTest {
                     expired.countDown();
                 }
             }, List.of("k"));
+            nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(2));
 
             TestThreads.await(expired, "the refused expiration, run on the driver");
 
