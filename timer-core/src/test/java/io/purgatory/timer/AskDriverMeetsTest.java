@@ -43,6 +43,11 @@ class AskDriverMeetsTest {
         Thread asker = new Thread(() -> answer.set(timer.engine().askDriver(d -> runs.incrementAndGet(),
                 Long.MAX_VALUE)), "asker");
         asker.start();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (asker.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < until) {
+            Thread.onSpinWait(); // parked in its poll: its work is queued, so the close comes while it waits
+        }
+        assertThat(asker.getState()).isEqualTo(Thread.State.TIMED_WAITING);
         Thread closer = new Thread(timer::close, "closer"); // waits for the lock too, then sweeps
         closer.start();
         release.countDown();
