@@ -146,13 +146,12 @@ public final class OperationState {
         return isSettled(s) && (s & TRYING) != 0;
     }
 
-    /** How long the operation of word {@code s} has been watched at {@code nowNanos}; -1 if not timed. */
+    /**
+     * How long the operation of word {@code s} has been watched at {@code nowNanos}: below 0 if it
+     * was watched after that reading; -1 if not timed.
+     */
     static long watchedNanos(long s, long nowNanos) {
-        if ((s & TIMED) == 0) {
-            return -1;
-        }
-        long now = Math.floorDiv(nowNanos, NANOS_PER_MICRO) & TIME_MASK;
-        return ((now - (s >>> TIME_SHIFT)) & TIME_MASK) * NANOS_PER_MICRO;
+        return (s & TIMED) == 0 ? -1 : nowNanos - watchedAtNanos(s, nowNanos);
     }
 
     /**

@@ -129,10 +129,8 @@ public final class PendingList {
         if (place == null || OperationState.isSettled(op) || !keeps(deadlineMs)) {
             return;
         }
-        long s = op.state;
-        long watched = (s & OperationState.TIMED) != 0 ? OperationState.watchedAtNanos(s, nowNanos)
-                : (place instanceof WatchNode n ? n.watchers : (Watchers) place).activatedNanos;
-        keep(op, place, deadlineMs, watched);
+        keep(op, place, deadlineMs, watchedNanos(op, (place instanceof WatchNode n ? n.watchers : (Watchers) place)
+                .activatedNanos));
     }
 
     /** Walks the active keys of the ring through {@code start}, not itself one (under their watcher list's lock). */
@@ -150,15 +148,19 @@ public final class PendingList {
      * returns false when no later operation of the same list in watch order can be kept.
      */
     boolean offer(Operation op, Watching place, long floorNanos) {
-        long s = op.state;
-        long watched = (s & OperationState.TIMED) != 0 ? OperationState.watchedAtNanos(s, nowNanos)
-                : floorNanos;
+        long watched = watchedNanos(op, floorNanos);
         long key = byDue ? dueNanos(op, watched) : watched;
         if (!keeps(key)) { // a later one in watch order is no older, nor due before watched + the least delay
             return byDue && keeps(watched + minDelayNanos);
         }
         keep(op, place, key, watched);
         return true;
+    }
+
+    /** When {@code op} was watched: its word's stamp, else (no clock reading then) its key's activation. */
+    private long watchedNanos(Operation op, long floorNanos) {
+        long s = op.state;
+        return (s & OperationState.TIMED) != 0 ? OperationState.watchedAtNanos(s, nowNanos) : floorNanos;
     }
 
     private void keep(Operation op, Watching place, long sortKey, long watchedNanos) {
