@@ -5,6 +5,11 @@ package io.purgatory;
  * holds its maximum of pending operations, or (a {@link TenantFullException}) the operation's
  * tenant holds its share. The rejected operation was not touched: it was neither tried nor
  * watched, and may be submitted again later. {@link KeyedWaits} fails the wait's future with it.
+ *
+ * <p>A refusal carries no stack trace: it is the purgatory's answer under overload, thrown to the
+ * caller that submitted (or failing the future it holds), and its message names the purgatory and the
+ * limit. Filling a trace cost about nine tenths of a refusal's CPU, paid by the flood the bound is
+ * there to shed (docs/benchmarks.md, workload 14).
  */
 public class PurgatoryFullException extends RuntimeException {
 
@@ -21,7 +26,7 @@ public class PurgatoryFullException extends RuntimeException {
 
     /** A refusal at the limit {@code maxPending}, told by {@code message}. */
     PurgatoryFullException(int maxPending, String message) {
-        super(message);
+        super(message, null, true, false);
         this.maxPending = maxPending;
     }
 

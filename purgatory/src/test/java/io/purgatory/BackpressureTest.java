@@ -32,7 +32,10 @@ class BackpressureTest {
         MockOperation third = new MockOperation(100);
 
         assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(third, List.of("c")))
-                .isInstanceOfSatisfying(PurgatoryFullException.class, e -> assertThat(e.maxPending()).isEqualTo(2))
+                .isInstanceOfSatisfying(PurgatoryFullException.class, e -> {
+                    assertThat(e.maxPending()).isEqualTo(2);
+                    assertThat(e.getStackTrace()).as("a refusal fills no trace").isEmpty();
+                })
                 .hasMessageContaining("'bounded'")
                 .hasMessageContaining("maxPending=2");
 

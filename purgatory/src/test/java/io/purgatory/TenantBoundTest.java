@@ -67,6 +67,7 @@ class TenantBoundTest {
                     .isInstanceOfSatisfying(TenantFullException.class, e -> {
                         assertThat(e.tenant()).isEqualTo("flood");
                         assertThat(e.maxPending()).isEqualTo(2);
+                        assertThat(e.getStackTrace()).as("a refusal fills no trace").isEmpty();
                     })
                     .isInstanceOf(PurgatoryFullException.class)
                     .hasMessage("tenant 'flood' of purgatory 'tenanted' is full: 2 operations pending"
