@@ -5,6 +5,8 @@ import io.purgatory.KeyedWaitsBuilder;
 import io.purgatory.PurgatoryRuntime;
 import io.purgatory.TenantFullException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -12,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -105,6 +106,7 @@ final class TenantWorkload extends Workload {
                 recorder.record(metric("A refused at its tenant bound (count), " + s, Bar.NONE),
                         (double) r.aTenantRefused);
                 recorder.record(metric("A's most pending, " + s, Bar.NONE), (double) r.aMostPending);
+                recorder.record(metric("A's CPU per submission (ns), " + s, Bar.NONE), r.aCpuPerSubmissionNanos());
             }
         }
         recorder.record(metric("B p99, shared / floor (same round)", Bar.NONE), bound.bP99Us() / floor.bP99Us());
@@ -213,13 +215,18 @@ final class TenantWorkload extends Workload {
 
     /** A's loop: {@value #A_PER_MS} waits per tick on its own keys, never answered. */
     private void tenantA(KeyedWaits<Long, Long> waits, long bHeld, Run run, long start, long measureFrom, long end) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int k = 0;
         long tick = start;
+        long cpuFrom = -1;
         while (tick < end) {
             parkUntil(tick);
             long now = System.nanoTime();
             while (tick <= now && tick < end) {
                 boolean measured = tick >= measureFrom;
+                if (measured && cpuFrom < 0) {
+                    cpuFrom = threads.getCurrentThreadCpuTime();
+                }
                 for (int j = 0; j < A_PER_MS; j++) {
                     CompletableFuture<Long> f = waits.await(aKeys[k++ & (A_KEYS - 1)], A_TIMEOUT);
                     if (!measured) {
@@ -228,12 +235,8 @@ final class TenantWorkload extends Workload {
                     run.aSubmitted++;
                     if (f.isCompletedExceptionally()) {
                         run.aRefused++;
-                        try {
-                            f.getNow(null);
-                        } catch (CompletionException e) {
-                            if (e.getCause() instanceof TenantFullException) {
-                                run.aTenantRefused++;
-                            }
+                        if (f.handle((v, e) -> e).getNow(null) instanceof TenantFullException) { // getNow would
+                            run.aTenantRefused++; // wrap it in a new CompletionException, whose trace A would pay
                         }
                     }
                 }
@@ -243,6 +246,7 @@ final class TenantWorkload extends Workload {
                 tick += TICK_NANOS;
             }
         }
+        run.aCpuNanos = cpuFrom < 0 ? 0 : threads.getCurrentThreadCpuTime() - cpuFrom;
     }
 
     private static void parkUntil(long deadline) {
@@ -265,6 +269,8 @@ final class TenantWorkload extends Workload {
         long aRefused;
         long aTenantRefused;
         long aMostPending;
+        /** The CPU time of A's thread over the measured window: its submissions, refusals and counting. */
+        long aCpuNanos;
         private long[] latencies;
         private long bMeasured;
 
@@ -310,6 +316,10 @@ final class TenantWorkload extends Workload {
             return bMeasured == 0 ? Double.NaN : 100.0 * bRefused / bMeasured;
         }
 
+        double aCpuPerSubmissionNanos() {
+            return aSubmitted == 0 ? Double.NaN : (double) aCpuNanos / aSubmitted;
+        }
+
         double aRefusedPercent() {
             return aSubmitted == 0 ? Double.NaN : 100.0 * aRefused / aSubmitted;
         }
@@ -319,9 +329,9 @@ final class TenantWorkload extends Workload {
             long[] l = latencies();
             return String.format(Locale.ROOT, "B %,d waits measured, %,d answered, %,d refused; wait-to-answer p50"
                             + " %.1f us, p99 %.1f us, max %.1f us; A %,d submitted, %,d refused (%,d at its tenant"
-                            + " bound, %.1f%%), most pending %,d", bMeasured, l.length, bRefused, bP50Us(), bP99Us(),
-                    l.length == 0 ? Double.NaN : l[l.length - 1] / 1e3, aSubmitted, aRefused, aTenantRefused,
-                    aRefusedPercent(), aMostPending);
+                            + " bound, %.1f%%), most pending %,d, CPU %.0f ns per submission", bMeasured, l.length,
+                    bRefused, bP50Us(), bP99Us(), l.length == 0 ? Double.NaN : l[l.length - 1] / 1e3, aSubmitted,
+                    aRefused, aTenantRefused, aRefusedPercent(), aMostPending, aCpuPerSubmissionNanos());
         }
     }
 }
