@@ -26,8 +26,14 @@ public class PurgatoryFullException extends RuntimeException {
 
     /** A refusal at the limit {@code maxPending}, told by {@code message}. */
     PurgatoryFullException(int maxPending, String message) {
-        super(message, null, true, false);
+        super(message);
         this.maxPending = maxPending;
+    }
+
+    /** Fills no trace: see the class comment. Its cause can still be set once, as any exception's. */
+    @Override
+    public Throwable fillInStackTrace() {
+        return this;
     }
 
     /** The limit that was reached: the purgatory's, or the tenant's for a {@link TenantFullException}. */

@@ -35,6 +35,8 @@ class BackpressureTest {
                 .isInstanceOfSatisfying(PurgatoryFullException.class, e -> {
                     assertThat(e.maxPending()).isEqualTo(2);
                     assertThat(e.getStackTrace()).as("a refusal fills no trace").isEmpty();
+                    IllegalStateException cause = new IllegalStateException("the caller's own");
+                    assertThat(e.initCause(cause).getCause()).as("its cause can be set, as any's").isSameAs(cause);
                 })
                 .hasMessageContaining("'bounded'")
                 .hasMessageContaining("maxPending=2");
