@@ -69,8 +69,10 @@ public final class Admission {
     }
 
     /**
-     * Takes the slots of {@code op}, on {@code firstKey} first: the purgatory's, then its tenant's. Returns its
-     * tenant, or null if it has none.
+     * Takes the slots of {@code op}, on {@code firstKey} first: asks its tenant, then takes the purgatory's slot,
+     * then its tenant's. Returns its tenant, or null if it has none. The tenant function runs holding no slot
+     * (UserCode U4): while it runs, or if it calls back into this purgatory, no other submission is refused for
+     * a slot that its own may never hold.
      *
      * @throws RuntimeException the refusal (counted as a rejection) if either bound is reached,
      *                          or an IllegalArgumentException if the tenant function threw; either
@@ -84,17 +86,17 @@ public final class Admission {
         if (delayMs > maxDelayMs.get()) {
             maxDelayMs.accumulateAndGet(delayMs, Math::max);
         }
+        Object id = tenantOf == null ? null : UserCode.tenantOf(tenantOf, op, firstKey); // (U4): before any slot
         if (slots != null && slots.incrementAndGet() > maxPending) {
             slots.decrementAndGet();
             counters.rejected();
             throw refusals.full(name, maxPending);
         }
-        if (tenantOf == null) {
+        if (id == null) {
             return null;
         }
         try {
-            Object id = UserCode.tenantOf(tenantOf, op, firstKey);
-            return id == null ? null : takeTenant(id); // (S2)
+            return takeTenant(id); // (S2)
         } catch (RuntimeException | Error refused) {
             freeOne();
             throw refused;
