@@ -421,4 +421,31 @@ class RefusalMeetsTest {
             p.engine().checkInvariants();
         }
     }
+
+    /** A tenant whose hashCode throws what KeyedWaits would take for a close. */
+    record UnhashableTenant(String name) {
+        @Override
+        public int hashCode() {
+            throw new IllegalStateException("hash down");
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this;
+        }
+    }
+
+    @Test
+    void tenant_whoseHashCodeThrows_failsTheCallAsAKeysWouldHoldingNoSlot() {
+        KeyedWaits<String, String> waits = KeyedWaits.builder("unhashable").timer(timer).maxPending(1)
+                .tenants((String key) -> key.startsWith("bad") ? new UnhashableTenant(key) : key, 1).build();
+        try (waits) {
+            assertThatThrownBy(() -> waits.await("bad", Duration.ofSeconds(5)))
+                    .as("not a capacity refusal nor a close: the call fails, as for a watch key whose hashCode throws")
+                    .isInstanceOf(IllegalArgumentException.class).hasRootCauseMessage("hash down");
+            assertThat(waits.await("good", Duration.ofSeconds(5))).as("no slot held").isNotDone();
+            assertThat(waits.stats().rejected()).isZero();
+            waits.engine().checkInvariants();
+        }
+    }
 }

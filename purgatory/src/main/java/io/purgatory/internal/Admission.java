@@ -27,7 +27,9 @@ public final class Admission {
      *      that frees the last slot retires the Tenant (its count 0 -> -1, never taken again) and
      *      removes it; a submission that finds a retired one removes it and makes a new one.
      * (S2) What the tenant function returns is a map key: its hashCode and equals are called as a
-     *      JDK map calls them. A null tenant counts against no tenant's bound.
+     *      JDK map calls them; what they throw fails the submission as an IllegalArgumentException, as a
+ *      watch key's does (a KeyedWaits.await throws it rather than failing the future, which is for
+ *      capacity and a close). A null tenant counts against no tenant's bound.
      */
 
     private final String name;
@@ -105,7 +107,13 @@ public final class Admission {
 
     private Tenant takeTenant(Object id) {
         for (;;) {
-            Tenant t = tenants.computeIfAbsent(id, Tenant::new);
+            Tenant t;
+            try {
+                t = tenants.computeIfAbsent(id, Tenant::new);
+            } catch (RuntimeException keyFailure) { // (S2): fails the submission as a watch key's would
+                throw new IllegalArgumentException("the tenant's hashCode or equals threw "
+                        + keyFailure.getClass().getName() + "; the operation was not submitted", keyFailure);
+            }
             int n = t.pending.get();
             if (n < 0) { // retired by its last free (S1)
                 tenants.remove(id, t);
