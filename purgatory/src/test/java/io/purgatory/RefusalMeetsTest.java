@@ -448,4 +448,35 @@ class RefusalMeetsTest {
             waits.engine().checkInvariants();
         }
     }
+
+    /** A tenant sharing every other's hash; its equals throws against any other object if {@code strict}. */
+    record Collider(int id, boolean strict) {
+        @Override
+        public int hashCode() {
+            return 42;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (strict && o != this) {
+                throw new IllegalStateException("equals down");
+            }
+            return o instanceof Collider c && c.id == id;
+        }
+    }
+
+    @Test
+    void tenant_whoseEqualsThrows_settlesWholeWhenItsSlotIsFreed() {
+        try (DelayedOperationPurgatory<Op> p = tenanted("colliding", 0, 5)) {
+            Op strict = new Op(new Collider(0, true)); // first in its bin: admitted without its equals called
+            p.tryCompleteElseWatch(strict, List.of("k"));
+            for (int i = 1; i <= 12; i++) { // the bin becomes a tree (64 slots, 8 in a bin)
+                p.tryCompleteElseWatch(new Op(new Collider(i, false)), List.of("k"));
+            }
+            assertThat(p.engine().admission().tenantCount()).isEqualTo(13);
+            assertThat(strict.forceComplete()).isTrue(); // its tenant's removal calls its equals
+            assertThat(p.numDelayed()).isEqualTo(12);
+            p.engine().checkInvariants();
+        }
+    }
 }

@@ -28,8 +28,10 @@ public final class Admission {
      *      removes it; a submission that finds a retired one removes it and makes a new one.
      * (S2) What the tenant function returns is a map key: its hashCode and equals are called as a
      *      JDK map calls them; what they throw fails the submission as an IllegalArgumentException, as a
- *      watch key's does (a KeyedWaits.await throws it rather than failing the future, which is for
- *      capacity and a close). A null tenant counts against no tenant's bound.
+     *      watch key's does (a KeyedWaits.await throws it rather than failing the future, which is for
+     *      capacity and a close). What they throw as the last slot is freed is logged: the settle
+     *      stands and the retired tenant stays mapped (a tenant whose equals throws is met again only
+     *      by a take of it, which fails). A null tenant counts against no tenant's bound.
      */
 
     private final String name;
@@ -131,7 +133,12 @@ public final class Admission {
     void free(Tenant tenant) {
         freeOne();
         if (tenant != null && tenant.pending.decrementAndGet() == 0 && tenant.pending.compareAndSet(0, -1)) {
-            tenants.remove(tenant.id, tenant); // (S1)
+            try {
+                tenants.remove(tenant.id, tenant); // (S1)
+            } catch (RuntimeException | Error keyFailure) { // (S2): the settle that freed it stands, whole
+                UserCode.log(name, "its tenant's hashCode or equals threw as the tenant's last operation settled;"
+                        + " the settle stands, the tenant stays mapped, retired", keyFailure);
+            }
         }
     }
 
