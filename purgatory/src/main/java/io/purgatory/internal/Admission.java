@@ -27,7 +27,11 @@ public final class Admission {
      *      that frees the last slot retires the Tenant (its count 0 -> -1, never taken again) and
      *      removes it; a submission that finds a retired one removes it and makes a new one.
      * (S2) What the tenant function returns is a map key: its hashCode and equals are called as a
-     *      JDK map calls them. A null tenant counts against no tenant's bound.
+     *      JDK map calls them; what they throw fails the submission as an IllegalArgumentException, as a
+     *      watch key's does (a KeyedWaits.await throws it rather than failing the future, which is for
+     *      capacity and a close). What they throw as the last slot is freed is logged: the settle
+     *      stands and the retired tenant stays mapped (a tenant whose equals throws is met again only
+     *      by a take of it, which fails). A null tenant counts against no tenant's bound.
      */
 
     private final String name;
@@ -69,8 +73,10 @@ public final class Admission {
     }
 
     /**
-     * Takes the slots of {@code op}, on {@code firstKey} first: the purgatory's, then its tenant's. Returns its
-     * tenant, or null if it has none.
+     * Takes the slots of {@code op}, on {@code firstKey} first: asks its tenant, then takes the purgatory's slot,
+     * then its tenant's. Returns its tenant, or null if it has none. The tenant function runs holding no slot
+     * (UserCode U4): while it runs, or if it calls back into this purgatory, no other submission is refused for
+     * a slot that its own may never hold.
      *
      * @throws RuntimeException the refusal (counted as a rejection) if either bound is reached,
      *                          or an IllegalArgumentException if the tenant function threw; either
@@ -84,17 +90,17 @@ public final class Admission {
         if (delayMs > maxDelayMs.get()) {
             maxDelayMs.accumulateAndGet(delayMs, Math::max);
         }
+        Object id = tenantOf == null ? null : UserCode.tenantOf(tenantOf, op, firstKey); // (U4): before any slot
         if (slots != null && slots.incrementAndGet() > maxPending) {
             slots.decrementAndGet();
             counters.rejected();
             throw refusals.full(name, maxPending);
         }
-        if (tenantOf == null) {
+        if (id == null) {
             return null;
         }
         try {
-            Object id = UserCode.tenantOf(tenantOf, op, firstKey);
-            return id == null ? null : takeTenant(id); // (S2)
+            return takeTenant(id); // (S2)
         } catch (RuntimeException | Error refused) {
             freeOne();
             throw refused;
@@ -103,7 +109,13 @@ public final class Admission {
 
     private Tenant takeTenant(Object id) {
         for (;;) {
-            Tenant t = tenants.computeIfAbsent(id, Tenant::new);
+            Tenant t;
+            try {
+                t = tenants.computeIfAbsent(id, Tenant::new);
+            } catch (RuntimeException keyFailure) { // (S2): fails the submission as a watch key's would
+                throw new IllegalArgumentException("the tenant's hashCode or equals threw "
+                        + keyFailure.getClass().getName() + "; the operation was not submitted", keyFailure);
+            }
             int n = t.pending.get();
             if (n < 0) { // retired by its last free (S1)
                 tenants.remove(id, t);
@@ -121,7 +133,12 @@ public final class Admission {
     void free(Tenant tenant) {
         freeOne();
         if (tenant != null && tenant.pending.decrementAndGet() == 0 && tenant.pending.compareAndSet(0, -1)) {
-            tenants.remove(tenant.id, tenant); // (S1)
+            try {
+                tenants.remove(tenant.id, tenant); // (S1)
+            } catch (RuntimeException | Error keyFailure) { // (S2): the settle that freed it stands, whole
+                UserCode.log(name, "its tenant's hashCode or equals threw as the tenant's last operation settled;"
+                        + " the settle stands, the tenant stays mapped, retired", keyFailure);
+            }
         }
     }
 

@@ -228,15 +228,16 @@ public final class UserCode {
     /**
      * The tenant {@code tenantOf} gives {@code op}, on {@code firstKey} first (U4).
      *
-     * @throws IllegalArgumentException carrying what it threw
+     * @throws IllegalArgumentException carrying what it threw as its cause
      */
     static Object tenantOf(BiFunction<Operation, Object, Object> tenantOf, Operation op, Object firstKey) {
         InProgress progress = enter();
         try {
             return tenantOf.apply(op, firstKey);
         } catch (Throwable error) {
-            throw new IllegalArgumentException("the tenant function threw for " + op.getClass().getName()
-                    + "; the operation was not submitted: " + error, error);
+            // named by its class: its message is user code too, and may throw
+            throw new IllegalArgumentException("the tenant function threw " + error.getClass().getName() + " for "
+                    + op.getClass().getName() + "; the operation was not submitted", error);
         } finally {
             progress.userCode--;
         }
