@@ -63,4 +63,15 @@ class PendingListClockWrapTest {
         assertThat(purgatory.listPending(1, PendingOrder.SOONEST_DUE_FIRST)).extracting(p -> p.keys().get(0))
                 .containsExactly("after");
     }
+
+    @Test
+    void listPending_soonestDueByTheWalk_aDueTimePastLongMaxValue_ranksAfterANearerOne() {
+        purgatory.tryCompleteElseWatch(new Op(TimeUnit.SECONDS.toMillis(2_000)), List.of("soon"));
+        timer.advanceClock(TimeUnit.SECONDS.toMillis(1_000)); // the next watch time is 10^12 ns after the first
+        purgatory.tryCompleteElseWatch(new Op(Long.MAX_VALUE / 1_000_000 - 1), List.of("far")); // 292 years
+        purgatory.tryCompleteElseWatch(new Op(Long.MAX_VALUE), List.of("never"));
+        List<PendingOperation> listed = purgatory.listPending(4, PendingOrder.SOONEST_DUE_FIRST); // 3 < 4: walked
+        assertThat(listed).extracting(p -> p.keys().get(0)).first().isEqualTo("soon");
+        assertThat(listed).extracting(p -> p.keys().get(0)).containsExactlyInAnyOrder("soon", "far", "never");
+    }
 }

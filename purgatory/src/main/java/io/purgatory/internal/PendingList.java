@@ -77,9 +77,7 @@ public final class PendingList {
             throw new IllegalStateException("purgatory '" + engine.name() + "': its clock threw (logged), so the"
                     + " ages of its pending operations cannot be read");
         }
-        long minDelayMs = engine.admission().minDelayMs();
-        long minDelayNanos = minDelayMs >= Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE / 2 : minDelayMs * 1_000_000;
-        PendingList list = new PendingList(limit, byDue, Math.max(0L, minDelayNanos), now);
+        PendingList list = new PendingList(limit, byDue, nanos(engine.admission().minDelayMs()), now);
         if (!byDue || engine.admission().oneDelay() || !list.fromTimer(engine)) { // one delay: due order = watch order
             for (WatcherList watcherList : engine.lists()) {
                 watcherList.collect(list);
@@ -136,7 +134,7 @@ public final class PendingList {
     /** Walks the active keys of the ring through {@code start}, not itself one (under their watcher list's lock). */
     void walk(Watchers start) {
         for (Watchers w = start.activeNext; w != start; w = w.activeNext) {
-            if (!keeps(byDue ? w.activatedNanos + minDelayNanos : w.activatedNanos)) {
+            if (!keeps(byDue ? after(w.activatedNanos, minDelayNanos) : w.activatedNanos)) {
                 return; // (Watchers K8): no later key has an operation to keep
             }
             w.offerPending(this);
@@ -151,7 +149,7 @@ public final class PendingList {
         long watched = watchedNanos(op, floorNanos);
         long key = byDue ? dueNanos(op, watched) : watched;
         if (!keeps(key)) { // a later one in watch order is no older, nor due before watched + the least delay
-            return byDue && keeps(watched + minDelayNanos);
+            return byDue && keeps(after(watched, minDelayNanos));
         }
         keep(op, place, key, watched);
         return true;
@@ -178,8 +176,17 @@ public final class PendingList {
     }
 
     private static long dueNanos(Operation op, long watched) {
-        long delayMs = Math.max(0L, op.delayMs());
-        return delayMs >= Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : watched + delayMs * 1_000_000;
+        return after(watched, nanos(op.delayMs()));
+    }
+
+    /** {@code ms} (0 if below) in nanoseconds, Long.MAX_VALUE if that does not fit. */
+    private static long nanos(long ms) {
+        return ms >= Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : Math.max(0L, ms) * 1_000_000;
+    }
+
+    /** {@code at + nanos} ({@code nanos >= 0}), Long.MAX_VALUE where it would pass it: later than any other time. */
+    private static long after(long at, long nanos) {
+        return at > Long.MAX_VALUE - nanos ? Long.MAX_VALUE : at + nanos;
     }
 
     /** What an operator reads of {@code c}: its keys in the order it was given them, its position (Watchers K3). */
