@@ -59,7 +59,8 @@ class PendingListBusyDriverTest {
         try (DelayedOperationPurgatory<Op> purgatory = DelayedOperationPurgatory.<Op>builder("interrupted-lister")
                 .build()) {
             for (int k = 0; k < 5; k++) {
-                purgatory.tryCompleteElseWatch(new Op(3_600_000 - k), List.of("k" + k));
+                purgatory.tryCompleteElseWatch(new Op(3_600_000 - 1_000 * k), List.of("k" + k)); // 1 s apart: no
+                // jitter of the submissions on the real clock (the first starts the driver) reorders their due times
             }
             Thread.currentThread().interrupt();
             List<PendingOperation> listed;
