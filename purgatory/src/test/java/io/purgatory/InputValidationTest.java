@@ -80,6 +80,34 @@ class InputValidationTest {
     }
 
     @Test
+    void tryCompleteElseWatch_keyWhoseHashCodeThrowsWhatCannotBeShown_throwsIaeCarryingIt() {
+        MockOperation op = new MockOperation(100);
+        RuntimeException unshowable = new IllegalStateException() {
+            @Override
+            public String getMessage() {
+                throw new UnsupportedOperationException("its message is user code too");
+            }
+        };
+        Object key = new Object() {
+            @Override
+            public int hashCode() {
+                throw unshowable;
+            }
+
+            @Override
+            public boolean equals(Object o) {
+                return this == o;
+            }
+        };
+
+        assertThatThrownBy(() -> purgatory.tryCompleteElseWatch(op, List.of(key)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("watch key at index 0")
+                .hasCause(unshowable);
+        assertNothingWatchedAndStillSubmittable(op);
+    }
+
+    @Test
     void tryCompleteElseWatch_keysWhoseEqualsThrows_throwsIaeAndWatchesNothing() {
         MockOperation op = new MockOperation(100);
 

@@ -191,7 +191,8 @@ public final class Engine implements Owner, RuntimeCore.Member {
                 }
             } catch (RuntimeException keyFailure) { // its hashCode or equals threw
                 throw new IllegalArgumentException("watch key at index " + i + " failed while the operation was"
-                        + " being watched (its hashCode or equals threw): " + keyFailure, keyFailure);
+                        + " being watched (its hashCode or equals threw " + keyFailure.getClass().getName() + ")",
+                        keyFailure);
             }
         }
         return activated != UserCode.NO_TIME ? activated : metrics.now();

@@ -147,7 +147,7 @@ public final class EventRetention<V> {
             events.get(key);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("watch key at index " + index + " failed against a retained event"
-                    + " (its hashCode or equals threw): " + e, e);
+                    + " (its hashCode or equals threw " + e.getClass().getName() + ")", e);
         }
     }
 

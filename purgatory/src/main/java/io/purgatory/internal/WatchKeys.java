@@ -31,7 +31,8 @@ public final class WatchKeys {
         try {
             int unused = key.hashCode();
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("hashCode() of watch key at index " + index + " threw: " + e, e);
+            throw new IllegalArgumentException("hashCode() of watch key at index " + index + " threw "
+                    + e.getClass().getName(), e); // by its class: its message is user code too
         }
         return key;
     }
@@ -60,7 +61,8 @@ public final class WatchKeys {
             }
             return new LinkedHashSet<>(List.of(keys)).toArray();
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("equals() or hashCode() of a watch key threw: " + e, e);
+            throw new IllegalArgumentException("equals() or hashCode() of a watch key threw " + e.getClass().getName(),
+                    e);
         }
     }
 
