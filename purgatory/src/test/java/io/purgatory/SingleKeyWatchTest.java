@@ -82,7 +82,7 @@ class SingleKeyWatchTest {
         });
 
         assertThatThrownBy(() -> first.tryCompleteElseWatch(op, List.of(key)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key failed");
+                .isInstanceOf(IllegalArgumentException.class).hasRootCauseMessage("key failed");
         assertThat(EngineInternals.ownerEngine(op)).as("owned by no purgatory after the undo").isNull();
         assertThat(second.tryCompleteElseWatch(op, List.of("k"))).isFalse();
         assertThat(EngineInternals.listKey(op)).isEqualTo("k");
