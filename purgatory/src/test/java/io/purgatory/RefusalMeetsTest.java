@@ -3,6 +3,8 @@ package io.purgatory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import io.purgatory.testsupport.LogCapture;
 import io.purgatory.timer.ManualTimer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -258,7 +260,8 @@ class RefusalMeetsTest {
 
     @Test
     void tenant_whoseToStringThrowsOrIsNullOrLong_isRefusedShownAsTheRendererShowsIt() {
-        try (DelayedOperationPurgatory<Op> p = tenanted("shown", 0, 1)) {
+        try (DelayedOperationPurgatory<Op> p = tenanted("shown", 0, 1);
+                LogCapture log = new LogCapture("io.purgatory")) {
             for (String how : List.of("throws", "null", "long")) {
                 BadTenant tenant = new BadTenant(how);
                 p.tryCompleteElseWatch(new Op(tenant), List.of("k"));
@@ -271,6 +274,10 @@ class RefusalMeetsTest {
             }
             assertThat(p.stats().rejected()).isEqualTo(3);
             p.engine().checkInvariants();
+            assertThat(log.events()).as("the renderer's failures (throws, null), each logged")
+                    .extracting(ILoggingEvent::getFormattedMessage)
+                    .containsExactly("Purgatory 'shown': its KeyRenderer threw; the value shows as ?",
+                            "Purgatory 'shown': its KeyRenderer threw; the value shows as ?");
         }
     }
 
@@ -449,8 +456,17 @@ class RefusalMeetsTest {
         }
     }
 
-    /** A tenant sharing every other's hash; its equals throws against any other object if {@code strict}. */
-    record Collider(int id, boolean strict) {
+    /**
+     * A tenant sharing every other's hash; its equals throws against any other object if {@code strict}.
+     * Ordered by id, so the map's tree bin is the same in every run (else it breaks ties by identity
+     * hashes), and the removal of id 0, never the root, calls its equals.
+     */
+    record Collider(int id, boolean strict) implements Comparable<Collider> {
+        @Override
+        public int compareTo(Collider other) {
+            return Integer.compare(id, other.id);
+        }
+
         @Override
         public int hashCode() {
             return 42;
@@ -467,7 +483,8 @@ class RefusalMeetsTest {
 
     @Test
     void tenant_whoseEqualsThrows_settlesWholeWhenItsSlotIsFreed() {
-        try (DelayedOperationPurgatory<Op> p = tenanted("colliding", 0, 5)) {
+        try (DelayedOperationPurgatory<Op> p = tenanted("colliding", 0, 5);
+                LogCapture log = new LogCapture("io.purgatory")) {
             Op strict = new Op(new Collider(0, true)); // first in its bin: admitted without its equals called
             p.tryCompleteElseWatch(strict, List.of("k"));
             for (int i = 1; i <= 12; i++) { // the bin becomes a tree (64 slots, 8 in a bin)
@@ -477,6 +494,10 @@ class RefusalMeetsTest {
             assertThat(strict.forceComplete()).isTrue(); // its tenant's removal calls its equals
             assertThat(p.numDelayed()).isEqualTo(12);
             p.engine().checkInvariants();
+            assertThat(log.events()).singleElement().satisfies(e -> {
+                assertThat(e.getFormattedMessage()).contains("'colliding'", "the settle stands");
+                assertThat(e.getThrowableProxy().getMessage()).isEqualTo("equals down");
+            });
         }
     }
 }
