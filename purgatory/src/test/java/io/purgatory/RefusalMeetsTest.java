@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A refusal (PurgatoryFullException, TenantFullException, filling no stack trace) and the tenant
@@ -457,11 +459,12 @@ class RefusalMeetsTest {
     }
 
     /**
-     * A tenant sharing every other's hash; its equals throws against any other object if {@code strict}.
+     * A tenant sharing every other's hash; its equals throws {@code failure} against any other object
+     * if not null.
      * Ordered by id, so the map's tree bin is the same in every run (else it breaks ties by identity
      * hashes), and the removal of id 0, never the root, calls its equals.
      */
-    record Collider(int id, boolean strict) implements Comparable<Collider> {
+    record Collider(int id, Throwable failure) implements Comparable<Collider> {
         @Override
         public int compareTo(Collider other) {
             return Integer.compare(id, other.id);
@@ -474,21 +477,26 @@ class RefusalMeetsTest {
 
         @Override
         public boolean equals(Object o) {
-            if (strict && o != this) {
-                throw new IllegalStateException("equals down");
+            if (failure instanceof Error error && o != this) {
+                throw error;
+            }
+            if (failure != null && o != this) {
+                throw (RuntimeException) failure;
             }
             return o instanceof Collider c && c.id == id;
         }
     }
 
-    @Test
-    void tenant_whoseEqualsThrows_settlesWholeWhenItsSlotIsFreed() {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void tenant_whoseEqualsThrows_settlesWholeWhenItsSlotIsFreed(boolean anError) {
+        Throwable failure = anError ? new AssertionError("equals down") : new IllegalStateException("equals down");
         try (DelayedOperationPurgatory<Op> p = tenanted("colliding", 0, 5);
                 LogCapture log = new LogCapture("io.purgatory")) {
-            Op strict = new Op(new Collider(0, true)); // first in its bin: admitted without its equals called
+            Op strict = new Op(new Collider(0, failure)); // first in its bin: admitted without its equals called
             p.tryCompleteElseWatch(strict, List.of("k"));
             for (int i = 1; i <= 12; i++) { // the bin becomes a tree (64 slots, 8 in a bin)
-                p.tryCompleteElseWatch(new Op(new Collider(i, false)), List.of("k"));
+                p.tryCompleteElseWatch(new Op(new Collider(i, null)), List.of("k"));
             }
             assertThat(p.engine().admission().tenantCount()).isEqualTo(13);
             assertThat(strict.forceComplete()).isTrue(); // its tenant's removal calls its equals
