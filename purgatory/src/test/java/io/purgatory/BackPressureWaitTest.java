@@ -97,7 +97,8 @@ class BackPressureWaitTest {
         MockOperation more = new MockOperation(DAY_MS);
         CountDownLatch submittedMore = new CountDownLatch(1);
         AtomicLong lagSeen = new AtomicLong();
-        MockOperation late = new MockOperation(1) {
+        MockOperation late = new MockOperation(TimeUnit.MINUTES.toMillis(1)) { // not due before the jump: a 1 ms one
+            // fell due on the real clock first, now and then, and the reaper ran it on time (lag 0)
             @Override
             public void onExpiration() {
                 super.onExpiration();
@@ -114,7 +115,7 @@ class BackPressureWaitTest {
                      .clock(clock).expirationExecutor(rejecting).timerSettings(PRESSED).build()) {
             self.set(p);
             p.tryCompleteElseWatch(late, List.of("late"));
-            clock.jump(Duration.ofHours(1)); // due an hour ago: the reaper runs it an hour late, itself
+            clock.jump(Duration.ofHours(1)); // due 59 min ago: the reaper runs it that late, itself
 
             assertThat(submittedMore.await(GENEROUS_SECONDS, TimeUnit.SECONDS))
                     .as("the reaper submitted without waiting").isTrue();
