@@ -7,6 +7,9 @@ import io.purgatory.KeyedWaits;
 import io.purgatory.PurgatoryRuntime;
 import io.purgatory.WaitTimeoutException;
 import io.purgatory.spring.PaymentsApp.Payment;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -14,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -24,6 +28,13 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.web.context.request.NativeWebRequest;
+import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.context.request.async.DeferredResultProcessingInterceptor;
+import org.springframework.web.context.request.async.WebAsyncUtils;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Shutdown with long polls pending: each client gets its answer (503, the waits closed), none a
@@ -85,8 +96,7 @@ class GracefulShutdownTest {
     /**
      * Without graceful shutdown the web server stops without waiting for the requests in progress,
      * so the shutdown waits, once it has closed the waits, until Spring MVC has completed their
-     * requests: by the time the server stops, no answer is in flight. (Tomcat may still cut off an
-     * answer it is flushing at that instant: graceful shutdown is the one that answers every client.)
+     * requests: by the time the server stops, no answer is in flight, and each has been sent.
      */
     @Test
     void immediateShutdown_withWaitsPending_completesTheirRequestsBeforeTheServerStops() {
@@ -103,7 +113,62 @@ class GracefulShutdownTest {
 
         assertThat(recorder.seen).isEqualTo("waits closed, 0 answers in flight");
         assertThat(payments.stats().expired()).isEqualTo(3);
-        polls.forEach(poll -> poll.handle((response, error) -> null).join()); // answered or cut off, not hanging
+        for (CompletableFuture<HttpResponse<String>> poll : polls) {
+            assertThat(poll.join().statusCode()).isEqualTo(503);
+        }
+    }
+
+    /**
+     * Tomcat counts an async request complete (for its graceful shutdown, and by the requests'
+     * {@code afterCompletion}, which the shutdown waits on) before it writes a response still in its
+     * buffer; a server stopped in between closed the connection with the answer unsent (a client's
+     * GET, retried, found the server refusing). The starter ends the answer within its dispatch, so
+     * here, with the request's completion held until its client has the answer, the client has it.
+     */
+    @Test
+    void answer_whileItsRequestsCompletionIsHeld_reachesTheClient() {
+        try (ConfigurableApplicationContext app = PaymentsApp.start(WebApplicationType.SERVLET,
+                List.of(CompletionHold.class))) {
+            KeyedWaits<String, Payment> payments = payments(app);
+            CompletionHold hold = app.getBean(CompletionHold.class);
+            CompletableFuture<HttpResponse<String>> poll = new Http(port(app)).get("/orders/1/wait")
+                    .whenComplete((response, error) -> hold.answered.countDown());
+            await().atMost(DEADLINE).until(() -> payments.pending() == 1);
+
+            payments.complete("1", new Payment("9.99"));
+
+            assertThat(poll.join().body()).contains("9.99");
+            await().atMost(DEADLINE).until(() -> hold.seen != null);
+            assertThat(hold.seen).isEqualTo("answered while the completion was held");
+        }
+    }
+
+    /** Holds each waiting request's completion (at most 5 s) until its client has the answer. */
+    static class CompletionHold implements WebMvcConfigurer {
+        private final CountDownLatch answered = new CountDownLatch(1);
+        private volatile String seen;
+
+        @Override
+        public void addInterceptors(InterceptorRegistry registry) {
+            registry.addInterceptor(new HandlerInterceptor() {
+                @Override
+                public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+                    if (request.getDispatcherType() == DispatcherType.REQUEST) {
+                        WebAsyncUtils.getAsyncManager(request).registerDeferredResultInterceptor(CompletionHold.class,
+                                new DeferredResultProcessingInterceptor() {
+                                    @Override
+                                    public <T> void afterCompletion(NativeWebRequest webRequest,
+                                                                    DeferredResult<T> result) throws Exception {
+                                        seen = answered.await(5, TimeUnit.SECONDS)
+                                                ? "answered while the completion was held"
+                                                : "not answered in the 5 s the completion was held";
+                                    }
+                                });
+                    }
+                    return true;
+                }
+            });
+        }
     }
 
     /** Stops just before the web server (a phase above its), and records what it sees then. */
