@@ -99,13 +99,15 @@ final class WaitCancellingReturnValueHandler implements HandlerMethodReturnValue
      * afterCompletion} (so after {@link AnswersInFlight} has let an immediate shutdown go on). Ended
      * as the container would end it, by closing the response's stream (Tomcat sets the length of an
      * uncommitted body then), the answer is in the socket's buffer and survives the server's close.
-     * Registered for every handler; it ends only the answers of requests that waited.
+     * Registered for every handler; it ends only the answers of requests that waited, and not one
+     * that failed with an exception no handler resolved: Tomcat gives that one its error page.
+     * (One resolved by {@code sendError} is suspended: the close does nothing to it.)
      */
     static final class EndAnswer implements HandlerInterceptor {
         @Override
         public void afterCompletion(HttpServletRequest request, HttpServletResponse response, Object handler,
                                     Exception ex) throws IOException {
-            if (request.getAttribute(WAITED) != null && !request.isAsyncStarted()) {
+            if (ex == null && request.getAttribute(WAITED) != null && !request.isAsyncStarted()) {
                 try {
                     response.getOutputStream().close();
                 } catch (IllegalStateException writerInUse) {

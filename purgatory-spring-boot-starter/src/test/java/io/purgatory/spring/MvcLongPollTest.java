@@ -90,6 +90,24 @@ class MvcLongPollTest {
     }
 
     /**
+     * A wait failed with an exception no handler resolves: Spring MVC lets it out of the async
+     * dispatch and Tomcat forwards to Spring Boot's error page, 500. The starter, which ends a
+     * waited request's answer within its dispatch, leaves that one alone (ended, it would be an
+     * empty 200).
+     */
+    @Test
+    void wait_failedWithAnExceptionNoHandlerResolves_answersTheErrorPage500() {
+        CompletableFuture<HttpResponse<String>> wait = http.get("/orders/5/wait-held");
+        await().atMost(DEADLINE).until(() -> payments.pending() == 1);
+
+        app.getBean(PaymentsApp.OrderController.class).held.get("5")
+                .completeExceptionally(new UnsupportedOperationException("no handler resolves this"));
+
+        assertThat(wait.join().statusCode()).isEqualTo(500);
+        assertThat(wait.join().body()).contains("\"status\":500");
+    }
+
+    /**
      * Tomcat watches no socket while its request is async, so it finds the client gone when the
      * async request times out (2 s here), not when the client leaves; the wait, of 10 minutes,
      * is cancelled then.

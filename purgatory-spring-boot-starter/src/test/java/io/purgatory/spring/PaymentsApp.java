@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -44,6 +45,8 @@ final class PaymentsApp {
 
     @RestController
     static class OrderController {
+        /** The futures of {@code /wait-held}, by order id. */
+        final Map<String, CompletableFuture<Payment>> held = new ConcurrentHashMap<>();
         private final KeyedWaits<String, Payment> payments;
         private final ApplicationEventPublisher events;
 
@@ -71,6 +74,12 @@ final class PaymentsApp {
         @GetMapping("/orders/{id}/wait-mono")
         Mono<Payment> awaitMono(@PathVariable String id, @RequestParam(defaultValue = "600000") long timeoutMs) {
             return Mono.fromFuture(() -> payments.await(id, Duration.ofMillis(timeoutMs)));
+        }
+
+        /** The same wait, kept in {@link #held} so that a test can fail it as no event or timeout would. */
+        @GetMapping("/orders/{id}/wait-held")
+        CompletableFuture<Payment> awaitHeld(@PathVariable String id) {
+            return held.computeIfAbsent(id, key -> payments.await(key, Duration.ofMinutes(10)));
         }
 
         @PostMapping("/orders/{id}/paid")
