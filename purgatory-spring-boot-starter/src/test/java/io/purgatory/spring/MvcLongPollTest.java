@@ -90,6 +90,23 @@ class MvcLongPollTest {
     }
 
     /**
+     * The async request timeout's 503 is given by {@code sendError}: Tomcat fires the async request's
+     * {@code onComplete} twice then, and the starter, counting the request complete each time, would leave
+     * {@link AnswersInFlight} one below the requests in flight, for the immediate shutdown to trust.
+     */
+    @Test
+    void wait_asyncRequestTimesOut_countsItsRequestCompleteOnce() {
+        AnswersInFlight inFlight = app.getBean(AnswersInFlight.class);
+        int before = inFlight.count();
+
+        assertThat(http.get("/orders/7/wait").join().statusCode()).isEqualTo(503);
+
+        await().atMost(DEADLINE).until(() -> inFlight.count() <= before);
+        await().pollDelay(Duration.ofMillis(300)).atMost(DEADLINE)
+                .untilAsserted(() -> assertThat(inFlight.count() - before).as("requests in flight").isZero());
+    }
+
+    /**
      * A wait failed with an exception no handler resolves: Spring MVC lets it out of the async
      * dispatch and Tomcat forwards to Spring Boot's error page, 500. The starter, which ends a
      * waited request's answer within its dispatch, leaves that one alone (ended, it would be an
