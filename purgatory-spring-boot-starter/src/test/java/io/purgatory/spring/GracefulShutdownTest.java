@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,10 +29,12 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.boot.web.server.context.WebServerGracefulShutdownLifecycle;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.http.HttpStatus;
 import org.springframework.web.context.request.NativeWebRequest;
 import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.context.request.async.DeferredResultProcessingInterceptor;
 import org.springframework.web.context.request.async.WebAsyncUtils;
+import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.servlet.HandlerInterceptor;
 import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -115,6 +118,74 @@ class GracefulShutdownTest {
         assertThat(payments.stats().expired()).isEqualTo(3);
         for (CompletableFuture<HttpResponse<String>> poll : polls) {
             assertThat(poll.join().statusCode()).isEqualTo(503);
+        }
+    }
+
+    /**
+     * An answer given by {@code sendError} (a wait failed with a {@code ResponseStatusException} here; the async
+     * request timeout's 503 the same) is counted complete twice (Tomcat fires its {@code onComplete} twice), so the
+     * requests in flight are counted one short: with one request waiting, none is counted, and the immediate
+     * shutdown, having closed the waits, lets the server stop before that request has its answer.
+     */
+    @Test
+    void immediateShutdown_afterAnAnswerGivenBySendError_completesTheWaitingRequestBeforeTheServerStops() {
+        ConfigurableApplicationContext app = PaymentsApp.start(WebApplicationType.SERVLET,
+                List.of(DispatchRecorder.class), "--server.shutdown=immediate");
+        KeyedWaits<String, Payment> payments = payments(app);
+        Http http = new Http(port(app));
+        CompletableFuture<HttpResponse<String>> refused = http.get("/orders/r/wait-held");
+        await().atMost(DEADLINE).until(() -> payments.pending() == 1);
+        app.getBean(PaymentsApp.OrderController.class).held.get("r")
+                .completeExceptionally(new ResponseStatusException(HttpStatus.CONFLICT));
+        assertThat(refused.join().statusCode()).isEqualTo(409);
+        CompletableFuture<HttpResponse<String>> poll = http.get("/orders/1/wait");
+        await().atMost(DEADLINE).until(() -> payments.pending() == 1);
+        DispatchRecorder recorder = app.getBean(DispatchRecorder.class);
+
+        app.close();
+
+        assertThat(recorder.seen).isEqualTo("1 answers dispatched");
+        assertThat(poll.join().statusCode()).isEqualTo(503);
+    }
+
+    /** Counts the answers of /orders/{id}/wait dispatched, and records the count just before the server stops. */
+    static class DispatchRecorder implements SmartLifecycle, WebMvcConfigurer {
+        private final AtomicInteger dispatched = new AtomicInteger();
+        private volatile boolean running;
+        private volatile String seen = "not stopped";
+
+        @Override
+        public void addInterceptors(InterceptorRegistry registry) {
+            registry.addInterceptor(new HandlerInterceptor() {
+                @Override
+                public void afterCompletion(HttpServletRequest request, HttpServletResponse response, Object handler,
+                                            Exception ex) {
+                    if (request.getDispatcherType() == DispatcherType.ASYNC) {
+                        dispatched.incrementAndGet();
+                    }
+                }
+            }).addPathPatterns("/orders/*/wait");
+        }
+
+        @Override
+        public void start() {
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            seen = dispatched.get() + " answers dispatched";
+            running = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        @Override
+        public int getPhase() {
+            return PurgatoryShutdown.PHASE - 1024 + 1; // the server stops at - 1024
         }
     }
 
