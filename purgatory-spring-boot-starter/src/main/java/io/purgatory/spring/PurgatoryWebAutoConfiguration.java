@@ -8,14 +8,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.web.servlet.handler.MappedInterceptor;
 
 /**
  * Controllers that return a keyed wait's future, in Spring MVC and in WebFlux. Both get the
  * answers of a wait that ends without an event ({@link WaitExceptionAdvice}: 204 at its timeout,
  * 503 when closed or full, or when a request comes in after the shutdown closed the waits).
- * Spring MVC also cancels the wait when its request ends without it, and ends the answer within
- * its dispatch ({@link WaitCancellingReturnValueHandler}); WebFlux needs nothing for that: it adapts a
+ * Spring MVC also cancels the wait when its request ends without it
+ * ({@link WaitCancellingReturnValueHandler}), and ends the answer within its dispatch
+ * ({@link EndWaitedAnswer}); WebFlux needs nothing for that: it adapts a
  * {@code CompletionStage} with {@code Mono.fromCompletionStage}, which cancels the future when the
  * response is cancelled (its client went away), as {@code Mono.fromFuture(future)} does.
  */
@@ -45,10 +45,10 @@ public final class PurgatoryWebAutoConfiguration {
             return new WaitReturnValueHandlers(inFlight);
         }
 
-        /** Each handler mapping finds it as a bean: see {@link WaitCancellingReturnValueHandler.EndAnswer}. */
+        /** The outermost servlet filter: see {@link EndWaitedAnswer}. */
         @Bean
-        MappedInterceptor purgatoryEndAnswer() {
-            return new MappedInterceptor(null, new WaitCancellingReturnValueHandler.EndAnswer());
+        EndWaitedAnswer purgatoryEndAnswer() {
+            return new EndWaitedAnswer();
         }
     }
 }

@@ -214,6 +214,27 @@ class GracefulShutdownTest {
         }
     }
 
+    /** The same with an answer given by {@code sendError} (Spring Boot's error page, on the error dispatch). */
+    @Test
+    void answerBySendError_whileItsRequestsCompletionIsHeld_reachesTheClient() {
+        try (ConfigurableApplicationContext app = PaymentsApp.start(WebApplicationType.SERVLET,
+                List.of(CompletionHold.class))) {
+            KeyedWaits<String, Payment> payments = payments(app);
+            CompletionHold hold = app.getBean(CompletionHold.class);
+            CompletableFuture<HttpResponse<String>> poll = new Http(port(app)).get("/orders/2/wait-held")
+                    .whenComplete((response, error) -> hold.answered.countDown());
+            await().atMost(DEADLINE).until(() -> payments.pending() == 1);
+
+            app.getBean(PaymentsApp.OrderController.class).held.get("2")
+                    .completeExceptionally(new ResponseStatusException(HttpStatus.CONFLICT, "paid twice"));
+
+            assertThat(poll.join().statusCode()).isEqualTo(409);
+            assertThat(poll.join().body()).contains("\"status\":409");
+            await().atMost(DEADLINE).until(() -> hold.seen != null);
+            assertThat(hold.seen).isEqualTo("answered while the completion was held");
+        }
+    }
+
     /** Holds each waiting request's completion (at most 5 s) until its client has the answer. */
     static class CompletionHold implements WebMvcConfigurer {
         private final CountDownLatch answered = new CountDownLatch(1);
