@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -198,40 +199,43 @@ class GracefulShutdownTest {
      */
     @Test
     void answer_whileItsRequestsCompletionIsHeld_reachesTheClient() {
-        try (ConfigurableApplicationContext app = PaymentsApp.start(WebApplicationType.SERVLET,
-                List.of(CompletionHold.class))) {
-            KeyedWaits<String, Payment> payments = payments(app);
-            CompletionHold hold = app.getBean(CompletionHold.class);
-            CompletableFuture<HttpResponse<String>> poll = new Http(port(app)).get("/orders/1/wait")
-                    .whenComplete((response, error) -> hold.answered.countDown());
-            await().atMost(DEADLINE).until(() -> payments.pending() == 1);
+        HttpResponse<String> answer = answerWhileItsCompletionIsHeld("/orders/1/wait",
+                app -> payments(app).complete("1", new Payment("9.99")));
 
-            payments.complete("1", new Payment("9.99"));
-
-            assertThat(poll.join().body()).contains("9.99");
-            await().atMost(DEADLINE).until(() -> hold.seen != null);
-            assertThat(hold.seen).isEqualTo("answered while the completion was held");
-        }
+        assertThat(answer.body()).contains("9.99");
     }
 
     /** The same with an answer given by {@code sendError} (Spring Boot's error page, on the error dispatch). */
     @Test
     void answerBySendError_whileItsRequestsCompletionIsHeld_reachesTheClient() {
+        HttpResponse<String> answer = answerWhileItsCompletionIsHeld("/orders/2/wait-held",
+                app -> app.getBean(PaymentsApp.OrderController.class).held.get("2")
+                        .completeExceptionally(new ResponseStatusException(HttpStatus.CONFLICT, "paid twice")));
+
+        assertThat(answer.statusCode()).isEqualTo(409);
+        assertThat(answer.body()).contains("\"status\":409");
+    }
+
+    /**
+     * GETs {@code path} (a wait) on an application whose requests' completion is held until their
+     * client has the answer, answers the wait with {@code answer}, and returns what the client got,
+     * having checked that it got it while the completion was held.
+     */
+    private static HttpResponse<String> answerWhileItsCompletionIsHeld(
+            String path, Consumer<ConfigurableApplicationContext> answer) {
         try (ConfigurableApplicationContext app = PaymentsApp.start(WebApplicationType.SERVLET,
                 List.of(CompletionHold.class))) {
-            KeyedWaits<String, Payment> payments = payments(app);
             CompletionHold hold = app.getBean(CompletionHold.class);
-            CompletableFuture<HttpResponse<String>> poll = new Http(port(app)).get("/orders/2/wait-held")
+            CompletableFuture<HttpResponse<String>> poll = new Http(port(app)).get(path)
                     .whenComplete((response, error) -> hold.answered.countDown());
-            await().atMost(DEADLINE).until(() -> payments.pending() == 1);
+            await().atMost(DEADLINE).until(() -> payments(app).pending() == 1);
 
-            app.getBean(PaymentsApp.OrderController.class).held.get("2")
-                    .completeExceptionally(new ResponseStatusException(HttpStatus.CONFLICT, "paid twice"));
+            answer.accept(app);
 
-            assertThat(poll.join().statusCode()).isEqualTo(409);
-            assertThat(poll.join().body()).contains("\"status\":409");
+            HttpResponse<String> got = poll.join();
             await().atMost(DEADLINE).until(() -> hold.seen != null);
             assertThat(hold.seen).isEqualTo("answered while the completion was held");
+            return got;
         }
     }
 
